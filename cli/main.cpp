@@ -1,0 +1,79 @@
+// The heapgraph command: parse arguments, load the dump, write the reports, choose the exit
+// code (README "Exit codes"). Everything else lives in the libraries.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "pipeline.h"
+#include "reports.h"
+
+namespace {
+
+enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed = 4 };
+
+struct AnalyzeArgs {
+    std::string dump, json = "-", objects_tsv;
+    heapgraph::LoadOptions load;
+};
+
+heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
+    return {i.path, i.format, i.format_version, i.id_size, i.bytes, i.inflated_bytes,
+            i.dumps_in_file, i.dump_index, i.compressed_oops, i.size_model, i.records, i.sub_records};
+}
+
+int write_reports(const AnalyzeArgs& args, const heapgraph::LoadedDump& dump) {
+    heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, dump.addresses, {}, HEAPGRAPH_VERSION};
+    for (const auto& w : dump.warnings) {
+        analysis.warnings.push_back({w.code, w.count, w.message});
+        std::cerr << "heapgraph: warning: " << w.count << " " << w.code << ": " << w.message << "\n";
+    }
+    try {
+        if (!args.json.empty())
+            heapgraph::reports::write_atomically(args.json, [&](std::ostream& out) { out << heapgraph::reports::json_report(analysis); });
+        if (!args.objects_tsv.empty())
+            heapgraph::reports::write_atomically(args.objects_tsv, [&](std::ostream& out) { heapgraph::reports::write_objects_tsv(analysis, out); });
+    } catch (const std::exception& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kOutputFailed;
+    }
+    return kOk;
+}
+
+int analyze(const AnalyzeArgs& args) {
+    try {
+        return write_reports(args, heapgraph::load_dump(args.dump, args.load));
+    } catch (const heapgraph::BadRequest& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kUsage;
+    } catch (const heapgraph::UnsupportedFormat& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kUnsupported;
+    } catch (const std::exception& e) {  // DumpError, UnreadableDump, out of memory
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kBadDump;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"heapgraph: what is holding the memory of a Java heap dump (HPROF, PHD, classic text)"};
+    app.set_version_flag("--version", std::string("heapgraph ") + HEAPGRAPH_VERSION);
+    app.require_subcommand(1);
+    AnalyzeArgs args;
+    CLI::App* analyze_cmd = app.add_subcommand("analyze", "Analyse one heap dump and write reports");
+    analyze_cmd->add_option("DUMP", args.dump, "Heap dump (format detected from content)")->required();
+    analyze_cmd->add_option("--json", args.json, "JSON report file, '-' for stdout (default)");
+    analyze_cmd->add_option("--objects-tsv", args.objects_tsv, "Write one line per object to this file");
+    analyze_cmd->add_option("--dump-index", args.load.dump_index, "Which heap dump of a multi-dump file (from 0)")
+        ->default_val(0);
+    analyze_cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")
+        ->check(CLI::Range(1u, 1024u));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int code = app.exit(e);
+        return code == 0 ? kOk : kUsage;
+    }
+    return analyze(args);
+}

@@ -1,0 +1,256 @@
+// Public interface of the format readers: detecting a dump's format from its first bytes,
+// and decoding HPROF chunks into plain records.
+//
+// Decoders are pure functions from bytes (plus the context they need) to records or a
+// DecodeError; they hold no global state, so the pipeline can run them on many chunks at once.
+// Layout facts come from ../shared/specs/hprof-binary-format.txt and the Android 1.0.3
+// additions (HEAP DUMP INFO, extra roots, PRIMITIVE ARRAY NODATA).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+namespace heapgraph {
+
+using Bytes = std::span<const std::uint8_t>;
+using ObjectId = std::uint64_t;  // an address (HPROF identifier) as written in the dump
+
+enum class DumpFormat { hprof, gzip, phd, classic, unknown };
+
+// Recognises a dump by content, never by file name.
+DumpFormat detect_format(Bytes head);
+std::string format_name(DumpFormat format);
+
+// A decode problem: where (absolute offset), in which record, and what was expected.
+struct [[nodiscard]] DecodeError {
+    std::uint64_t offset = 0;
+    std::string record;
+    std::string message;
+};
+
+// Thrown by code that has a file name to add; what() reads
+// "FILE @0x0001f3a0: INSTANCE_DUMP needs 4096 bytes, segment ends at 0x0001f800".
+class DumpError : public std::runtime_error {
+public:
+    DumpError(const std::string& file, const DecodeError& error);
+    DecodeError error;
+};
+
+std::string hex_offset(std::uint64_t offset);
+
+// ---- gzip ----------------------------------------------------------------------------
+// Inflates every member of a gzip file into one buffer (`max_bytes` bounds the output so a
+// hostile stream cannot exhaust memory). Returns the error's offset in the compressed file.
+std::variant<std::vector<std::uint8_t>, DecodeError> gunzip(Bytes compressed,
+                                                            std::uint64_t max_bytes);
+
+// ---- HPROF ---------------------------------------------------------------------------
+
+struct HprofHeader {
+    std::string version;  // "JAVA PROFILE 1.0.2"
+    std::uint32_t id_size = 0;
+    std::uint64_t timestamp_ms = 0;
+    std::uint64_t records_offset = 0;  // first top-level record
+};
+
+std::variant<HprofHeader, DecodeError> read_hprof_header(Bytes file);
+
+// One top-level record: tag, then where its body lies in the file.
+struct RecordFrame {
+    std::uint8_t tag = 0;
+    std::uint64_t body_offset = 0;
+    std::uint32_t body_length = 0;
+};
+
+std::string hprof_tag_name(std::uint8_t tag);
+std::string hprof_sub_tag_name(std::uint8_t tag);
+
+// Reads the 9-byte record header at `offset`; checks the tag is known and the body fits.
+std::variant<RecordFrame, DecodeError> read_record_frame(Bytes file, std::uint64_t offset);
+
+// Plain records of the top level that later stages use.
+struct StringRecord {
+    ObjectId id = 0;
+    std::string_view text;  // points into the file bytes
+};
+struct LoadClassRecord {
+    std::uint32_t serial = 0;
+    ObjectId class_id = 0;
+    std::uint32_t stack_trace_serial = 0;
+    ObjectId name_id = 0;
+};
+struct StackFrameRecord {
+    ObjectId frame_id = 0, method_name_id = 0, signature_id = 0, source_file_id = 0;
+    std::uint32_t class_serial = 0;
+    std::int32_t line = 0;
+};
+struct StackTraceRecord {
+    std::uint32_t serial = 0, thread_serial = 0;
+    std::vector<ObjectId> frame_ids;
+};
+struct StartThreadRecord {
+    std::uint32_t thread_serial = 0;
+    ObjectId thread_id = 0;
+    std::uint32_t stack_trace_serial = 0;
+    ObjectId name_id = 0, group_name_id = 0, parent_group_name_id = 0;
+};
+// Records that carry nothing the analysis uses (unload class, alloc sites, heap summary,
+// end thread, cpu samples, control settings, heap dump end) are still decoded and checked.
+struct OtherRecord {
+    std::uint8_t tag = 0;
+};
+using TopRecord = std::variant<StringRecord, LoadClassRecord, StackFrameRecord, StackTraceRecord,
+                               StartThreadRecord, OtherRecord>;
+
+// Decodes a non-heap top-level record body. `body` is exactly the record's body.
+std::variant<TopRecord, DecodeError> decode_top_record(const RecordFrame& frame, Bytes body,
+                                                       std::uint32_t id_size);
+
+// ---- heap dump sub-records -------------------------------------------------------------
+
+enum class BasicType : std::uint8_t {
+    object = 2, boolean = 4, char_ = 5, float_ = 6, double_ = 7, byte = 8, short_ = 9,
+    int_ = 10, long_ = 11
+};
+// Size of a value of `type` in the dump (object = id size); 0 for an invalid type code.
+std::uint32_t basic_type_size(std::uint8_t type, std::uint32_t id_size);
+std::string_view basic_type_java_name(BasicType type);  // "int", "boolean", ...
+
+enum class RootKind : std::uint8_t {
+    unknown, jni_global, jni_local, java_frame, native_stack, sticky_class, thread_block,
+    monitor_used, thread_object, interned_string, finalizing, debugger, reference_cleanup,
+    vm_internal, jni_monitor, unreachable, system_class, count_
+};
+std::string_view root_kind_name(RootKind kind);
+
+struct FieldDecl {
+    ObjectId name_id = 0;
+    std::uint8_t type = 0;
+};
+struct StaticField {
+    ObjectId name_id = 0;
+    std::uint8_t type = 0;
+    std::uint64_t value = 0;  // raw bits; an id when type is object
+};
+struct ClassDump {
+    ObjectId class_id = 0, super_id = 0, loader_id = 0, signers_id = 0, protection_domain_id = 0;
+    std::uint32_t instance_size = 0;  // as the dump writes it (the producer's own measure)
+    std::vector<StaticField> statics;
+    std::vector<FieldDecl> fields;  // this class only, in dump order
+    std::uint64_t file_offset = 0;
+};
+
+// A span of heap-dump bytes that holds whole sub-records. `pieces` maps chunk positions to
+// file offsets: a sub-record that continues in the next segment is copied into one chunk,
+// so a chunk can be made of several file ranges.
+struct HeapChunk {
+    std::vector<std::uint8_t> owned;  // set only when the chunk had to be assembled
+    Bytes bytes;
+    struct Piece {
+        std::uint64_t chunk_pos, file_offset;
+    };
+    std::vector<Piece> pieces;
+    std::uint64_t file_offset(std::uint64_t chunk_pos) const;
+};
+
+// Finds where the sub-record starting at `pos` ends without decoding it.
+// Returns the size, 0 when more bytes are needed than `bytes` holds, or an error.
+std::variant<std::uint64_t, DecodeError> sub_record_size(Bytes bytes, std::uint64_t pos,
+                                                         std::uint32_t id_size);
+
+// The flattened field layout of a class: its fields then its super classes' fields, which is
+// the order HPROF writes instance values in.
+struct ClassLayout {
+    std::uint32_t data_bytes = 0;             // bytes of field values in an instance dump
+    std::vector<std::uint32_t> ref_offsets;   // offsets of object fields within those bytes
+    std::vector<ObjectId> ref_names;          // field name string ids, parallel to ref_offsets
+    struct Level {
+        std::uint32_t primitive_bytes = 0;    // of the fields this class declares
+        std::uint32_t references = 0;
+    };
+    std::vector<Level> levels;                // the class first, java.lang.Object last
+    bool complete = true;                     // false when a super class dump is missing
+};
+
+// How the producing JVM laid out objects: decides shallow sizes (docs/size-model.md).
+// HPROF records none of this; the pipeline picks the model whose sizes fit the dump's
+// address gaps best.
+struct SizeModel {
+    std::uint32_t id_size = 8;
+    std::uint32_t reference_bytes = 8;      // 4 under compressed oops
+    std::uint32_t klass_bytes = 8;          // 4 under compressed class pointers
+    std::uint32_t object_header_bytes = 16; // mark word (id size) + klass word
+    std::uint32_t array_header_bytes = 24;  // header + length, padded as the VM does
+    std::uint32_t alignment = 8;            // 8, or 16.. with ObjectAlignmentInBytes
+    bool packed_fields = false;             // JDK 15+ field layout: no per-class rounding
+    bool compressed_oops = false;
+    bool compressed_klass = false;
+};
+
+struct HprofContext {
+    std::uint32_t id_size = 8;
+    std::unordered_map<ObjectId, ClassLayout> layouts;  // by class id
+};
+
+enum class ObjectKind : std::uint8_t { instance, object_array, primitive_array, class_object };
+
+// Shallow sizes are not decided here: they depend on the size model, which is chosen once
+// the whole dump is seen (compressed oops leave no mark in the header).
+struct ObjectRecord {
+    ObjectId id = 0;
+    ObjectId class_id = 0;  // 0 for a primitive array (its class is found by element type)
+    std::uint64_t length = 0;  // elements of an array
+    std::uint64_t first_ref = 0;  // into HeapRecords::refs
+    std::uint32_t ref_count = 0;
+    ObjectKind kind = ObjectKind::instance;
+    std::uint8_t element_type = 0;  // primitive arrays
+};
+struct RootRecord {
+    ObjectId id = 0;
+    RootKind kind = RootKind::unknown;
+    std::uint32_t thread_serial = 0;
+};
+struct HeapRecords {
+    std::vector<ObjectRecord> objects;
+    std::vector<ObjectId> refs;  // non-null references, in record order
+    std::vector<RootRecord> roots;
+    std::vector<ClassDump> classes;
+    std::uint64_t counts[256] = {};  // sub-records by tag
+};
+
+// Scans the class dumps only (pass 1: layouts are needed before instances decode).
+std::variant<std::vector<ClassDump>, DecodeError> read_class_dumps(const HeapChunk& chunk,
+                                                                   std::uint32_t id_size);
+
+// Decodes every sub-record of a chunk (pass 2). Instance values are read through the
+// context's layouts; an instance of a class with no layout is an error.
+std::variant<HeapRecords, DecodeError> decode_heap_chunk(const HeapChunk& chunk,
+                                                         const HprofContext& context);
+
+ClassLayout make_layout(const std::unordered_map<ObjectId, const ClassDump*>& classes,
+                        ObjectId class_id, std::uint32_t id_size);
+
+// `injected`: fields the VM adds to a class without declaring them (HotSpot's injected
+// fields, such as ClassLoader.loader_data); HPROF never lists them.
+std::uint64_t instance_shallow_bytes(const ClassLayout& layout, const SizeModel& model,
+                                     ClassLayout::Level injected = {});
+// The injected fields HotSpot (JDK 15+) adds to a JDK class of this Java name, if any.
+ClassLayout::Level hotspot_injected_fields(std::string_view java_name);
+std::uint64_t array_shallow_bytes(std::uint64_t length, std::uint32_t element_bytes,
+                                  const SizeModel& model);
+std::uint64_t class_shallow_bytes(const ClassDump& dump, const SizeModel& model);
+SizeModel make_size_model(std::uint32_t id_size, bool compressed_oops, bool compressed_klass,
+                          bool packed_fields, std::uint32_t alignment = 8);
+std::string describe(const SizeModel& model);  // "64-bit, compressed oops, ..." 
+
+// Java form of a class name as dumps write it: "java/lang/String" and "java.lang.String"
+// give "java.lang.String"; "[Ljava/lang/String;" gives "java.lang.String[]"; "[[I" "int[][]".
+std::string java_class_name(std::string_view dump_name);
+
+}  // namespace heapgraph

@@ -1,0 +1,418 @@
+// HPROF heap dump sub-records (spec: hprof-binary-format.txt, HEAP DUMP; Android 1.0.3
+// adds 0x89-0x90 roots, 0xC3 PRIMITIVE ARRAY NODATA and 0xFE HEAP DUMP INFO).
+//
+// Two passes, as the layouts demand: read_class_dumps() collects class dumps (pass 1); then
+// decode_heap_chunk() reads objects, references and roots through the layouts (pass 2).
+// sub_record_size() lets the pipeline cut heap dumps into chunks of whole sub-records.
+#include "byte_reader.h"
+#include "formats.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+namespace heapgraph {
+
+namespace {
+
+// Fixed sizes of the root and Android sub-records, in ids plus extra bytes.
+struct FixedLayout {
+    std::uint8_t ids;
+    std::uint8_t extra;
+    RootKind root;
+    bool is_root;
+};
+
+bool fixed_layout(std::uint8_t tag, FixedLayout& out) {
+    switch (tag) {
+        case 0xFF: out = {1, 0, RootKind::unknown, true}; return true;
+        case 0x01: out = {2, 0, RootKind::jni_global, true}; return true;
+        case 0x02: out = {1, 8, RootKind::jni_local, true}; return true;
+        case 0x03: out = {1, 8, RootKind::java_frame, true}; return true;
+        case 0x04: out = {1, 4, RootKind::native_stack, true}; return true;
+        case 0x05: out = {1, 0, RootKind::sticky_class, true}; return true;
+        case 0x06: out = {1, 4, RootKind::thread_block, true}; return true;
+        case 0x07: out = {1, 0, RootKind::monitor_used, true}; return true;
+        case 0x08: out = {1, 8, RootKind::thread_object, true}; return true;
+        case 0x89: out = {1, 0, RootKind::interned_string, true}; return true;
+        case 0x8A: out = {1, 0, RootKind::finalizing, true}; return true;
+        case 0x8B: out = {1, 0, RootKind::debugger, true}; return true;
+        case 0x8C: out = {1, 0, RootKind::reference_cleanup, true}; return true;
+        case 0x8D: out = {1, 0, RootKind::vm_internal, true}; return true;
+        case 0x8E: out = {1, 8, RootKind::jni_monitor, true}; return true;
+        case 0x90: out = {1, 0, RootKind::unreachable, true}; return true;
+        case 0xFE: out = {1, 4, RootKind::unknown, false}; return true;   // heap dump info
+        case 0xC3: out = {1, 9, RootKind::unknown, false}; return true;   // prim array nodata
+        default: return false;
+    }
+}
+
+DecodeError sub_error(const HeapChunk* chunk, std::uint64_t pos, std::uint8_t tag,
+                      std::string message) {
+    std::uint64_t offset = chunk ? chunk->file_offset(pos) : pos;
+    return DecodeError{offset, hprof_sub_tag_name(tag), std::move(message)};
+}
+
+using SizeResult = std::variant<std::uint64_t, DecodeError>;
+
+// Walks a class dump's variable parts. Returns 0 when the bytes end first.
+SizeResult class_dump_size(Bytes bytes, std::uint64_t pos, std::uint32_t id) {
+    ByteReader in(bytes, pos + 1);
+    std::uint64_t head = 7 * id + 8;
+    if (!in.has(head + 2)) return std::uint64_t{0};
+    in.skip(head);
+    std::uint32_t pool = in.u2();
+    for (std::uint32_t i = 0; i < pool; ++i) {
+        if (!in.has(3)) return std::uint64_t{0};
+        in.skip(2);
+        std::uint8_t type = in.u1();
+        std::uint32_t size = basic_type_size(type, id);
+        if (size == 0) return sub_error(nullptr, in.pos() - 1, 0x20, "constant pool entry has invalid type " + std::to_string(type));
+        in.skip(size);
+    }
+    if (!in.has(2)) return std::uint64_t{0};
+    std::uint32_t statics = in.u2();
+    for (std::uint32_t i = 0; i < statics; ++i) {
+        if (!in.has(id + 1)) return std::uint64_t{0};
+        in.skip(id);
+        std::uint8_t type = in.u1();
+        std::uint32_t size = basic_type_size(type, id);
+        if (size == 0) return sub_error(nullptr, in.pos() - 1, 0x20, "static field has invalid type " + std::to_string(type));
+        in.skip(size);
+    }
+    if (!in.has(2)) return std::uint64_t{0};
+    std::uint32_t fields = in.u2();
+    in.skip(static_cast<std::uint64_t>(fields) * (id + 1));
+    std::uint64_t size = in.pos() - pos;
+    return pos + size <= bytes.size() ? size : std::uint64_t{0};
+}
+
+// Size of an array or instance sub-record from its header, or 0 when the header is cut.
+SizeResult counted_size(Bytes bytes, std::uint64_t pos, std::uint8_t tag, std::uint32_t id) {
+    ByteReader in(bytes, pos + 1);
+    if (tag == 0x21) {
+        if (!in.has(2 * id + 8)) return std::uint64_t{0};
+        in.skip(2 * id + 4);
+        return 1 + 2 * id + 8 + std::uint64_t{in.u4()};
+    }
+    if (!in.has(id + 8 + (tag == 0x22 ? id : 1))) return std::uint64_t{0};
+    in.skip(id + 4);
+    std::uint64_t length = in.u4();
+    if (tag == 0x22) return 1 + 2 * id + 8 + length * id;
+    std::uint8_t type = in.u1();
+    std::uint32_t size = basic_type_size(type, id);
+    if (size == 0 || type == 2)
+        return sub_error(nullptr, in.pos() - 1, tag, "has invalid element type " + std::to_string(type));
+    return 1 + id + 9 + length * size;
+}
+
+}  // namespace
+
+std::string hprof_sub_tag_name(std::uint8_t tag) {
+    switch (tag) {
+        case 0xFF: return "ROOT_UNKNOWN";
+        case 0x01: return "ROOT_JNI_GLOBAL";
+        case 0x02: return "ROOT_JNI_LOCAL";
+        case 0x03: return "ROOT_JAVA_FRAME";
+        case 0x04: return "ROOT_NATIVE_STACK";
+        case 0x05: return "ROOT_STICKY_CLASS";
+        case 0x06: return "ROOT_THREAD_BLOCK";
+        case 0x07: return "ROOT_MONITOR_USED";
+        case 0x08: return "ROOT_THREAD_OBJECT";
+        case 0x20: return "CLASS_DUMP";
+        case 0x21: return "INSTANCE_DUMP";
+        case 0x22: return "OBJECT_ARRAY_DUMP";
+        case 0x23: return "PRIMITIVE_ARRAY_DUMP";
+        case 0x89: return "ROOT_INTERNED_STRING";
+        case 0x8A: return "ROOT_FINALIZING";
+        case 0x8B: return "ROOT_DEBUGGER";
+        case 0x8C: return "ROOT_REFERENCE_CLEANUP";
+        case 0x8D: return "ROOT_VM_INTERNAL";
+        case 0x8E: return "ROOT_JNI_MONITOR";
+        case 0x90: return "ROOT_UNREACHABLE";
+        case 0xC3: return "PRIMITIVE_ARRAY_NODATA";
+        case 0xFE: return "HEAP_DUMP_INFO";
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "sub-record tag 0x%02x", tag);
+    return text;
+}
+
+std::uint64_t HeapChunk::file_offset(std::uint64_t chunk_pos) const {
+    auto after = std::upper_bound(pieces.begin(), pieces.end(), chunk_pos,
+                                  [](std::uint64_t p, const Piece& piece) { return p < piece.chunk_pos; });
+    if (after == pieces.begin()) return chunk_pos;
+    --after;
+    return after->file_offset + (chunk_pos - after->chunk_pos);
+}
+
+std::variant<std::uint64_t, DecodeError> sub_record_size(Bytes bytes, std::uint64_t pos,
+                                                         std::uint32_t id_size) {
+    std::uint8_t tag = bytes[pos];
+    FixedLayout fixed;
+    if (fixed_layout(tag, fixed)) {
+        std::uint64_t size = 1 + fixed.ids * id_size + fixed.extra;
+        return pos + size <= bytes.size() ? size : 0;
+    }
+    SizeResult size;
+    switch (tag) {
+        case 0x20: size = class_dump_size(bytes, pos, id_size); break;
+        case 0x21: case 0x22: case 0x23: size = counted_size(bytes, pos, tag, id_size); break;
+        default: return DecodeError{pos, hprof_sub_tag_name(tag), "is not a known heap dump sub-record"};
+    }
+    // Positions in errors are chunk-relative here; walk_chunk() maps them to file offsets.
+    if (auto* value = std::get_if<std::uint64_t>(&size); value && pos + *value > bytes.size())
+        return std::uint64_t{0};
+    return size;
+}
+
+// ---- pass 1: class dumps -------------------------------------------------------------------
+
+namespace {
+
+ClassDump read_class_dump(ByteReader& in, std::uint32_t id) {
+    ClassDump dump;
+    dump.class_id = in.u(id);
+    in.skip(4);  // stack trace serial
+    dump.super_id = in.u(id);
+    dump.loader_id = in.u(id);
+    dump.signers_id = in.u(id);
+    dump.protection_domain_id = in.u(id);
+    in.skip(2 * id);  // reserved
+    dump.instance_size = in.u4();
+    std::uint32_t pool = in.u2();
+    for (std::uint32_t i = 0; i < pool; ++i) {
+        in.skip(2);
+        in.skip(basic_type_size(in.u1(), id));
+    }
+    std::uint32_t statics = in.u2();
+    dump.statics.resize(statics);
+    for (auto& field : dump.statics) {
+        field.name_id = in.u(id);
+        field.type = in.u1();
+        field.value = in.u(basic_type_size(field.type, id));
+    }
+    std::uint32_t fields = in.u2();
+    dump.fields.resize(fields);
+    for (auto& field : dump.fields) {
+        field.name_id = in.u(id);
+        field.type = in.u1();
+    }
+    return dump;
+}
+
+// Walks every sub-record of a chunk, handing each (tag, position, size) to `visit`.
+template <typename Visit>
+std::variant<std::monostate, DecodeError> walk_chunk(const HeapChunk& chunk, std::uint32_t id,
+                                                     Visit&& visit) {
+    std::uint64_t pos = 0;
+    while (pos < chunk.bytes.size()) {
+        auto size = sub_record_size(chunk.bytes, pos, id);
+        if (auto* error = std::get_if<DecodeError>(&size)) {
+            error->offset = chunk.file_offset(error->offset);
+            return std::move(*error);
+        }
+        std::uint64_t value = std::get<std::uint64_t>(size);
+        if (value == 0)
+            return sub_error(&chunk, pos, chunk.bytes[pos],
+                             "runs past the end of the heap dump at " +
+                                 hex_offset(chunk.file_offset(chunk.bytes.size())));
+        if (auto error = visit(chunk.bytes[pos], pos, value)) return std::move(*error);
+        pos += value;
+    }
+    return std::monostate{};
+}
+
+}  // namespace
+
+std::variant<std::vector<ClassDump>, DecodeError> read_class_dumps(const HeapChunk& chunk,
+                                                                   std::uint32_t id_size) {
+    std::vector<ClassDump> classes;
+    auto walked = walk_chunk(chunk, id_size, [&](std::uint8_t tag, std::uint64_t pos, std::uint64_t) {
+        if (tag == 0x20) {
+            ByteReader in(chunk.bytes, pos + 1);
+            classes.push_back(read_class_dump(in, id_size));
+            classes.back().file_offset = chunk.file_offset(pos);
+        }
+        return std::optional<DecodeError>{};
+    });
+    if (auto* error = std::get_if<DecodeError>(&walked)) return std::move(*error);
+    return classes;
+}
+
+// ---- pass 2: objects, references, roots --------------------------------------------------
+
+namespace {
+
+class ChunkDecoder {
+public:
+    ChunkDecoder(const HeapChunk& chunk, const HprofContext& context)
+        : chunk_(chunk), context_(context), id_(context.id_size) {}
+
+    std::optional<DecodeError> operator()(std::uint8_t tag, std::uint64_t pos, std::uint64_t size) {
+        ++out.counts[tag];
+        ByteReader in(chunk_.bytes, pos + 1);
+        switch (tag) {
+            case 0x20: return std::nullopt;  // class objects come from pass 1
+            case 0x21: return read_instance_dump(in, pos, size);
+            case 0x22: return read_object_array(in);
+            case 0x23: return read_primitive_array(in, pos, true);
+            case 0xC3: return read_primitive_array(in, pos, false);
+            case 0xFE: return std::nullopt;  // heap switch: recorded by count only
+            default: return read_root(in, tag);
+        }
+    }
+
+    HeapRecords out;
+
+private:
+    std::optional<DecodeError> read_root(ByteReader& in, std::uint8_t tag) {
+        FixedLayout fixed;
+        fixed_layout(tag, fixed);
+        RootRecord root{in.u(id_), fixed.root, 0};
+        // Thread serials follow the object id in every root kind that has one.
+        if (fixed.extra >= 4 && tag != 0x01) root.thread_serial = in.u4();
+        out.roots.push_back(root);
+        return std::nullopt;
+    }
+
+    std::optional<DecodeError> read_instance_dump(ByteReader& in, std::uint64_t pos,
+                                                  std::uint64_t size) {
+        ObjectRecord object;
+        object.id = in.u(id_);
+        in.skip(4);
+        object.class_id = in.u(id_);
+        std::uint32_t length = in.u4();
+        auto layout = context_.layouts.find(object.class_id);
+        if (layout == context_.layouts.end())
+            return sub_error(&chunk_, pos, 0x21, "object " + hex_offset(object.id) + " has class " +
+                                                     hex_offset(object.class_id) + " with no CLASS_DUMP");
+        if (!layout->second.complete || layout->second.data_bytes != length)
+            return sub_error(&chunk_, pos, 0x21,
+                             "object " + hex_offset(object.id) + " has " + std::to_string(length) +
+                                 " bytes of fields, its class layout needs " +
+                                 std::to_string(layout->second.data_bytes));
+        object.first_ref = out.refs.size();
+        const std::uint8_t* data = in.here();
+        for (std::uint32_t offset : layout->second.ref_offsets) {
+            ByteReader field({data + offset, id_});
+            if (ObjectId ref = field.u(id_)) out.refs.push_back(ref);
+        }
+        object.ref_count = static_cast<std::uint32_t>(out.refs.size() - object.first_ref);
+        (void)size;
+        out.objects.push_back(object);
+        return std::nullopt;
+    }
+
+    std::optional<DecodeError> read_object_array(ByteReader& in) {
+        ObjectRecord object;
+        object.kind = ObjectKind::object_array;
+        object.id = in.u(id_);
+        in.skip(4);
+        std::uint32_t length = in.u4();
+        object.class_id = in.u(id_);
+        object.first_ref = out.refs.size();
+        for (std::uint32_t i = 0; i < length; ++i)
+            if (ObjectId ref = in.u(id_)) out.refs.push_back(ref);
+        object.ref_count = static_cast<std::uint32_t>(out.refs.size() - object.first_ref);
+        object.length = length;
+        out.objects.push_back(object);
+        return std::nullopt;
+    }
+
+    std::optional<DecodeError> read_primitive_array(ByteReader& in, std::uint64_t pos, bool has_data) {
+        ObjectRecord object;
+        object.kind = ObjectKind::primitive_array;
+        object.id = in.u(id_);
+        in.skip(4);
+        std::uint32_t length = in.u4();
+        object.element_type = in.u1();
+        std::uint32_t element_bytes = basic_type_size(object.element_type, id_);
+        if (element_bytes == 0 || object.element_type == 2)
+            return sub_error(&chunk_, pos, has_data ? 0x23 : 0xC3,
+                             "has invalid element type " + std::to_string(object.element_type));
+        object.first_ref = out.refs.size();
+        object.length = length;
+        out.objects.push_back(object);
+        return std::nullopt;
+    }
+
+    const HeapChunk& chunk_;
+    const HprofContext& context_;
+    std::uint32_t id_;
+};
+
+}  // namespace
+
+std::variant<HeapRecords, DecodeError> decode_heap_chunk(const HeapChunk& chunk,
+                                                         const HprofContext& context) {
+    ChunkDecoder decoder(chunk, context);
+    auto walked = walk_chunk(chunk, context.id_size, std::ref(decoder));
+    if (auto* error = std::get_if<DecodeError>(&walked)) return std::move(*error);
+    return std::move(decoder.out);
+}
+
+// ---- layouts -------------------------------------------------------------------------------
+
+ClassLayout make_layout(const std::unordered_map<ObjectId, const ClassDump*>& classes,
+                        ObjectId class_id, std::uint32_t id_size) {
+    ClassLayout layout;
+    for (ObjectId current = class_id; current != 0;) {
+        auto found = classes.find(current);
+        if (found == classes.end() || layout.levels.size() > classes.size()) {
+            layout.complete = false;  // a missing super class, or a cycle in super links
+            break;
+        }
+        ClassLayout::Level level;
+        for (const FieldDecl& field : found->second->fields) {
+            if (field.type == 2) {
+                layout.ref_offsets.push_back(layout.data_bytes);
+                layout.ref_names.push_back(field.name_id);
+                ++level.references;
+            } else {
+                level.primitive_bytes += basic_type_size(field.type, id_size);
+            }
+            layout.data_bytes += basic_type_size(field.type, id_size);
+        }
+        layout.levels.push_back(level);
+        current = found->second->super_id;
+    }
+    return layout;
+}
+
+std::uint32_t basic_type_size(std::uint8_t type, std::uint32_t id_size) {
+    switch (type) {
+        case 2: return id_size;
+        case 4: case 8: return 1;
+        case 5: case 9: return 2;
+        case 6: case 10: return 4;
+        case 7: case 11: return 8;
+        default: return 0;
+    }
+}
+
+std::string_view basic_type_java_name(BasicType type) {
+    switch (type) {
+        case BasicType::boolean: return "boolean";
+        case BasicType::char_: return "char";
+        case BasicType::float_: return "float";
+        case BasicType::double_: return "double";
+        case BasicType::byte: return "byte";
+        case BasicType::short_: return "short";
+        case BasicType::int_: return "int";
+        case BasicType::long_: return "long";
+        case BasicType::object: break;
+    }
+    return "java.lang.Object";
+}
+
+std::string_view root_kind_name(RootKind kind) {
+    static constexpr std::string_view names[] = {
+        "unknown", "jni_global", "jni_local", "java_frame", "native_stack", "sticky_class",
+        "thread_block", "monitor_used", "thread_object", "interned_string", "finalizing",
+        "debugger", "reference_cleanup", "vm_internal", "jni_monitor", "unreachable",
+        "system_class"};
+    return names[static_cast<std::size_t>(kind)];
+}
+
+}  // namespace heapgraph

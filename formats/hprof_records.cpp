@@ -1,0 +1,201 @@
+// HPROF file header and top-level records (spec: hprof-binary-format.txt). The heap dump
+// records (0x0C, 0x1C) are framed here; their sub-records are decoded in hprof_heap.cpp.
+#include "byte_reader.h"
+#include "formats.h"
+
+#include <cstring>
+
+namespace heapgraph {
+
+namespace {
+
+DecodeError error_at(std::uint64_t offset, std::string record, std::string message) {
+    return DecodeError{offset, std::move(record), std::move(message)};
+}
+
+bool known_top_tag(std::uint8_t tag) {
+    switch (tag) {
+        case 0x01: case 0x02: case 0x03: case 0x04: case 0x05: case 0x06: case 0x07:
+        case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x0E: case 0x1C: case 0x2C:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// The body length a fixed-layout record must have, or 0 when the layout has counts.
+std::uint64_t fixed_body_length(std::uint8_t tag, std::uint32_t id) {
+    switch (tag) {
+        case 0x02: return 8 + 2 * id;  // serial, class id, trace serial, name id
+        case 0x03: return 4;
+        case 0x04: return 4 * id + 8;
+        case 0x07: return 24;
+        case 0x0A: return 8 + 4 * id;
+        case 0x0B: return 4;
+        case 0x0E: return 6;
+        default: return 0;
+    }
+}
+
+}  // namespace
+
+std::string hprof_tag_name(std::uint8_t tag) {
+    switch (tag) {
+        case 0x01: return "STRING";
+        case 0x02: return "LOAD_CLASS";
+        case 0x03: return "UNLOAD_CLASS";
+        case 0x04: return "STACK_FRAME";
+        case 0x05: return "STACK_TRACE";
+        case 0x06: return "ALLOC_SITES";
+        case 0x07: return "HEAP_SUMMARY";
+        case 0x0A: return "START_THREAD";
+        case 0x0B: return "END_THREAD";
+        case 0x0C: return "HEAP_DUMP";
+        case 0x0D: return "CPU_SAMPLES";
+        case 0x0E: return "CONTROL_SETTINGS";
+        case 0x1C: return "HEAP_DUMP_SEGMENT";
+        case 0x2C: return "HEAP_DUMP_END";
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "record tag 0x%02x", tag);
+    return text;
+}
+
+std::variant<HprofHeader, DecodeError> read_hprof_header(Bytes file) {
+    const void* nul = std::memchr(file.data(), 0, std::min<std::size_t>(file.size(), 64));
+    if (!nul) return error_at(0, "header", "has no NUL-terminated format name in its first 64 bytes");
+    HprofHeader header;
+    std::size_t name_length = static_cast<const std::uint8_t*>(nul) - file.data();
+    header.version.assign(reinterpret_cast<const char*>(file.data()), name_length);
+    if (header.version != "JAVA PROFILE 1.0.1" && header.version != "JAVA PROFILE 1.0.2" &&
+        header.version != "JAVA PROFILE 1.0.3")
+        return error_at(0, "header", "names an unsupported version \"" + header.version + "\"");
+    ByteReader in(file, name_length + 1);
+    if (!in.has(12)) return error_at(in.pos(), "header", "needs 12 bytes after the name, file ends");
+    header.id_size = in.u4();
+    if (header.id_size != 4 && header.id_size != 8)
+        return error_at(name_length + 1, "header",
+                        "identifier size " + std::to_string(header.id_size) + ", expected 4 or 8");
+    header.timestamp_ms = in.u8();
+    header.records_offset = in.pos();
+    return header;
+}
+
+std::variant<RecordFrame, DecodeError> read_record_frame(Bytes file, std::uint64_t offset) {
+    ByteReader in(file, offset);
+    if (!in.has(9))
+        return error_at(offset, "record header",
+                        "needs 9 bytes, file ends at " + hex_offset(file.size()));
+    RecordFrame frame;
+    frame.tag = in.u1();
+    in.skip(4);  // time
+    frame.body_length = in.u4();
+    frame.body_offset = in.pos();
+    if (!known_top_tag(frame.tag))
+        return error_at(offset, hprof_tag_name(frame.tag), "is not a known top-level tag");
+    if (!in.has(frame.body_length))
+        return error_at(offset, hprof_tag_name(frame.tag),
+                        "needs " + std::to_string(frame.body_length) + " bytes, file ends at " +
+                            hex_offset(file.size()));
+    return frame;
+}
+
+namespace {
+
+using TopResult = std::variant<TopRecord, DecodeError>;
+
+DecodeError length_error(const RecordFrame& frame, std::uint64_t expected) {
+    return error_at(frame.body_offset - 9, hprof_tag_name(frame.tag),
+                    "has length " + std::to_string(frame.body_length) + ", its fields need " +
+                        std::to_string(expected));
+}
+
+TopResult read_string(const RecordFrame& frame, ByteReader& in, std::uint32_t id) {
+    if (frame.body_length < id) return length_error(frame, id);
+    StringRecord record;
+    record.id = in.u(id);
+    record.text = std::string_view(reinterpret_cast<const char*>(in.here()),
+                                   frame.body_length - id);
+    return record;
+}
+
+TopResult read_load_class(ByteReader& in, std::uint32_t id) {
+    LoadClassRecord record;
+    record.serial = in.u4();
+    record.class_id = in.u(id);
+    record.stack_trace_serial = in.u4();
+    record.name_id = in.u(id);
+    return record;
+}
+
+TopResult read_stack_frame(ByteReader& in, std::uint32_t id) {
+    StackFrameRecord record;
+    record.frame_id = in.u(id);
+    record.method_name_id = in.u(id);
+    record.signature_id = in.u(id);
+    record.source_file_id = in.u(id);
+    record.class_serial = in.u4();
+    record.line = static_cast<std::int32_t>(in.u4());
+    return record;
+}
+
+TopResult read_stack_trace(const RecordFrame& frame, ByteReader& in, std::uint32_t id) {
+    if (frame.body_length < 12) return length_error(frame, 12);
+    StackTraceRecord record;
+    record.serial = in.u4();
+    record.thread_serial = in.u4();
+    std::uint64_t frames = in.u4();
+    if (frame.body_length != 12 + frames * id) return length_error(frame, 12 + frames * id);
+    record.frame_ids.reserve(frames);
+    for (std::uint64_t i = 0; i < frames; ++i) record.frame_ids.push_back(in.u(id));
+    return record;
+}
+
+TopResult read_start_thread(ByteReader& in, std::uint32_t id) {
+    StartThreadRecord record;
+    record.thread_serial = in.u4();
+    record.thread_id = in.u(id);
+    record.stack_trace_serial = in.u4();
+    record.name_id = in.u(id);
+    record.group_name_id = in.u(id);
+    record.parent_group_name_id = in.u(id);
+    return record;
+}
+
+// Records with a count: the length must be exactly what the count implies.
+TopResult check_counted(const RecordFrame& frame, ByteReader& in, std::uint64_t head_bytes,
+                        std::uint64_t count_pos, std::uint64_t entry_bytes) {
+    if (frame.body_length < head_bytes) return length_error(frame, head_bytes);
+    in.skip(count_pos);
+    std::uint64_t expected = head_bytes + in.u4() * entry_bytes;
+    if (frame.body_length != expected) return length_error(frame, expected);
+    return OtherRecord{frame.tag};
+}
+
+}  // namespace
+
+std::variant<TopRecord, DecodeError> decode_top_record(const RecordFrame& frame, Bytes body,
+                                                       std::uint32_t id_size) {
+    ByteReader in(body);
+    std::uint64_t fixed = fixed_body_length(frame.tag, id_size);
+    if (fixed != 0 && frame.body_length != fixed) return length_error(frame, fixed);
+    switch (frame.tag) {
+        case 0x01: return read_string(frame, in, id_size);
+        case 0x02: return read_load_class(in, id_size);
+        case 0x04: return read_stack_frame(in, id_size);
+        case 0x05: return read_stack_trace(frame, in, id_size);
+        case 0x06: return check_counted(frame, in, 34, 30, 25);  // alloc sites: u2 + 3*u4 + 2*u8 + u4 n
+        case 0x0A: return read_start_thread(in, id_size);
+        case 0x0D: return check_counted(frame, in, 8, 4, 8);  // cpu samples
+        case 0x2C:
+            if (frame.body_length != 0) return length_error(frame, 0);
+            return OtherRecord{frame.tag};
+        case 0x03: case 0x07: case 0x0B: case 0x0E:
+            return OtherRecord{frame.tag};
+        default:
+            return error_at(frame.body_offset - 9, hprof_tag_name(frame.tag),
+                            "is not a top-level record with fields (heap dumps decode elsewhere)");
+    }
+}
+
+}  // namespace heapgraph

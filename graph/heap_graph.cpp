@@ -1,0 +1,79 @@
+// Edge list -> CSR (outgoing and incoming) -> reachability from the GC roots.
+// The CSR build follows gapbs' MakeCSR in named steps: count degrees, prefix sum, scatter.
+// Scatter keeps edge-list order within a node, so the result does not depend on threads.
+#include "graph.h"
+
+#include <algorithm>
+
+namespace heapgraph::graph {
+
+namespace {
+
+std::vector<std::uint64_t> count_degrees(const std::vector<Edge>& edges, std::uint32_t nodes,
+                                         bool outgoing) {
+    std::vector<std::uint64_t> degrees(static_cast<std::size_t>(nodes) + 1, 0);
+    for (const Edge& e : edges) ++degrees[outgoing ? e.from : e.to];
+    return degrees;
+}
+
+// Exclusive prefix sum in place: degrees become row offsets; the last entry is the total.
+void prefix_sum(std::vector<std::uint64_t>& degrees) {
+    std::uint64_t total = 0;
+    for (auto& d : degrees) {
+        std::uint64_t next = total + d;
+        d = total;
+        total = next;
+    }
+}
+
+Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes, bool outgoing) {
+    Csr csr;
+    csr.offsets = count_degrees(edges, nodes, outgoing);
+    prefix_sum(csr.offsets);
+    csr.targets.resize(edges.size());
+    std::vector<std::uint64_t> next(csr.offsets.begin(), csr.offsets.end() - 1);
+    for (const Edge& e : edges) {
+        NodeId row = outgoing ? e.from : e.to;
+        csr.targets[next[row]++] = outgoing ? e.to : e.from;
+    }
+    return csr;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts) {
+    std::size_t nodes = out.offsets.empty() ? 0 : out.offsets.size() - 1;
+    std::vector<std::uint8_t> seen(nodes, 0);
+    std::vector<NodeId> stack;
+    for (NodeId s : starts)
+        if (!seen[s]) seen[s] = 1, stack.push_back(s);
+    while (!stack.empty()) {
+        NodeId v = stack.back();
+        stack.pop_back();
+        for (NodeId w : out.of(v))
+            if (!seen[w]) seen[w] = 1, stack.push_back(w);
+    }
+    return seen;
+}
+
+HeapGraph build_heap_graph(HeapInput input) {
+    HeapGraph graph;
+    std::uint32_t nodes = static_cast<std::uint32_t>(input.kind.size());
+    graph.out = make_csr(input.edges, nodes, true);
+    graph.in = make_csr(input.edges, nodes, false);
+    input.edges = {};
+    graph.kind = std::move(input.kind);
+    graph.class_index = std::move(input.class_index);
+    graph.shallow_bytes = std::move(input.shallow_bytes);
+    graph.classes = std::move(input.classes);
+    graph.roots = std::move(input.roots);
+    graph.root_kind_names = std::move(input.root_kind_names);
+    for (const GcRoot& root : graph.roots) graph.root_nodes.push_back(root.node);
+    std::sort(graph.root_nodes.begin(), graph.root_nodes.end());
+    graph.root_nodes.erase(std::unique(graph.root_nodes.begin(), graph.root_nodes.end()),
+                           graph.root_nodes.end());
+    graph.reachable = mark_reachable(graph.out, graph.root_nodes);
+    return graph;
+}
+
+}  // namespace heapgraph::graph

@@ -1,0 +1,55 @@
+// Headline counts and per-class histograms over the heap graph.
+#include "graph.h"
+
+#include <algorithm>
+
+namespace heapgraph::graph {
+
+Summary summarize(const HeapGraph& graph) {
+    Summary s;
+    s.gc_roots = graph.root_nodes.size();
+    s.edges = graph.out.targets.size();
+    s.gc_roots_by_kind.assign(graph.root_kind_names.size(), 0);
+    for (const GcRoot& root : graph.roots) ++s.gc_roots_by_kind[root.kind];
+    for (NodeId v = 0; v < graph.node_count(); ++v) {
+        std::uint64_t bytes = graph.shallow_bytes[v];
+        bool reachable = graph.reachable[v];
+        s.shallow_bytes += bytes;
+        (reachable ? s.reachable_bytes : s.unreachable_bytes) += bytes;
+        switch (graph.kind[v]) {
+            case NodeKind::class_object:
+                ++s.classes;
+                s.class_bytes += bytes;
+                s.reachable_classes += reachable;
+                continue;
+            case NodeKind::instance: ++s.instances; break;
+            case NodeKind::object_array: ++s.object_arrays; break;
+            case NodeKind::primitive_array: ++s.primitive_arrays; break;
+        }
+        ++s.objects;
+        ++(reachable ? s.reachable_objects : s.unreachable_objects);
+    }
+    return s;
+}
+
+std::vector<HistogramRow> class_histogram(const HeapGraph& graph, bool reachable) {
+    std::vector<HistogramRow> rows(graph.classes.size());
+    for (std::uint32_t c = 0; c < rows.size(); ++c) rows[c].class_index = c;
+    for (NodeId v = 0; v < graph.node_count(); ++v) {
+        if (static_cast<bool>(graph.reachable[v]) != reachable) continue;
+        HistogramRow& row = rows[graph.class_index[v]];
+        ++row.count;
+        row.shallow_bytes += graph.shallow_bytes[v];
+    }
+    std::erase_if(rows, [](const HistogramRow& row) { return row.count == 0; });
+    std::sort(rows.begin(), rows.end(), [&](const HistogramRow& a, const HistogramRow& b) {
+        if (a.shallow_bytes != b.shallow_bytes) return a.shallow_bytes > b.shallow_bytes;
+        const std::string& an = graph.classes[a.class_index].name;
+        const std::string& bn = graph.classes[b.class_index].name;
+        if (an != bn) return an < bn;
+        return a.class_index < b.class_index;
+    });
+    return rows;
+}
+
+}  // namespace heapgraph::graph

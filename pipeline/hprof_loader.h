@@ -1,0 +1,11 @@
+// Loads one heap dump of an HPROF file into the heap graph (pipeline/hprof_loader.cpp).
+#pragma once
+
+#include "pipeline.h"
+
+namespace heapgraph {
+
+// `file` is the whole (inflated) HPROF; `info` arrives with path, format and bytes set.
+LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options);
+
+}  // namespace heapgraph

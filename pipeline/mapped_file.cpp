@@ -1,0 +1,40 @@
+#include "mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "pipeline.h"
+
+namespace heapgraph {
+
+MappedFile::MappedFile(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw UnreadableDump(path + ": cannot open: " + std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        throw UnreadableDump(path + ": not a regular file");
+    }
+    size_ = static_cast<std::size_t>(info.st_size);
+    if (size_ > 0) {
+        void* map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            ::close(fd);
+            throw UnreadableDump(path + ": cannot map: " + std::strerror(errno));
+        }
+        ::madvise(map, size_, MADV_SEQUENTIAL);
+        data_ = static_cast<const std::uint8_t*>(map);
+    }
+    ::close(fd);
+}
+
+MappedFile::~MappedFile() {
+    if (data_) ::munmap(const_cast<std::uint8_t*>(data_), size_);
+}
+
+}  // namespace heapgraph

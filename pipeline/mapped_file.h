@@ -1,0 +1,24 @@
+// Read-only memory map of a whole file (RAII). Pages come in as decoders touch them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace heapgraph {
+
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path);  // throws UnreadableDump
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
+
+private:
+    const std::uint8_t* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+}  // namespace heapgraph

@@ -1,0 +1,68 @@
+// Public interface of the pipeline: open a dump, recognise its format, split it into chunks,
+// decode them (in parallel), and build the heap graph. Addresses stay here; graph/ sees
+// dense node ids only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "formats.h"
+#include "graph.h"
+
+namespace heapgraph {
+
+struct LoadOptions {
+    std::uint32_t dump_index = 0;
+    unsigned threads = 0;  // 0: all the machine offers
+    std::uint64_t max_inflated_bytes = std::uint64_t{1} << 40;  // gzip bomb guard
+};
+
+struct DumpInfo {
+    std::string path;
+    std::string format;          // "hprof", "hprof-gz"
+    std::string format_version;  // "JAVA PROFILE 1.0.2"
+    std::uint32_t id_size = 0;
+    std::uint64_t bytes = 0;     // of the file as given
+    std::uint64_t inflated_bytes = 0;
+    std::uint32_t dumps_in_file = 0;
+    std::uint32_t dump_index = 0;
+    bool compressed_oops = false;
+    std::string size_model;  // how shallow sizes were computed
+    std::map<std::string, std::uint64_t> records;      // top-level records by name
+    std::map<std::string, std::uint64_t> sub_records;  // of the chosen heap dump, by name
+};
+
+// A tolerated producer quirk or a loss, named and counted, with what it can distort.
+struct Warning {
+    std::string code;
+    std::uint64_t count = 0;
+    std::string message;
+};
+
+struct LoadedDump {
+    DumpInfo info;
+    graph::HeapGraph graph;
+    std::vector<ObjectId> addresses;  // by node id, ascending
+    std::vector<Warning> warnings;
+};
+
+// A format we recognise but do not read yet.
+class UnsupportedFormat : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// The file's content is nothing we recognise, or it cannot be opened.
+class UnreadableDump : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// A valid request that does not fit the file (a dump index past the last dump).
+class BadRequest : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Throws DumpError for malformed content (message names file, offset and record).
+LoadedDump load_dump(const std::string& path, const LoadOptions& options);
+
+}  // namespace heapgraph

@@ -1,0 +1,39 @@
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "reports.h"
+
+namespace heapgraph::reports {
+
+void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+    if (path == "-") {
+        write(std::cout);
+        std::cout.flush();
+        if (!std::cout) throw std::runtime_error("cannot write to stdout");
+        return;
+    }
+    std::string temp = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error(path + ": cannot create " + temp + ": " + std::strerror(errno));
+        write(out);
+        out.flush();
+        if (!out) {
+            std::remove(temp.c_str());
+            throw std::runtime_error(path + ": write failed (disk full?)");
+        }
+    }
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        int error = errno;
+        std::remove(temp.c_str());
+        throw std::runtime_error(path + ": cannot rename into place: " + std::strerror(error));
+    }
+}
+
+}  // namespace heapgraph::reports

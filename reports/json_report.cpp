@@ -1,0 +1,98 @@
+// The JSON report, version 1 (docs/report-schema.md). Keys keep their documented order;
+// numbers are exact integers; the output depends only on the dump, never on thread count.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+#include "reports.h"
+
+namespace heapgraph::reports {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string hex_id(std::uint64_t address) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+    return text;
+}
+
+Json dump_section(const DumpFacts& d) {
+    Json out;
+    out["path"] = d.path;
+    out["format"] = d.format;
+    out["format_version"] = d.format_version;
+    out["id_size"] = d.id_size;
+    out["bytes"] = d.bytes;
+    if (d.inflated_bytes) out["inflated_bytes"] = d.inflated_bytes;
+    out["dumps_in_file"] = d.dumps_in_file;
+    out["dump_index"] = d.dump_index;
+    out["compressed_oops"] = d.compressed_oops;
+    out["size_model"] = d.size_model;
+    out["records"] = d.records;
+    out["sub_records"] = d.sub_records;
+    return out;
+}
+
+Json summary_section(const graph::HeapGraph& g) {
+    graph::Summary s = graph::summarize(g);
+    Json out;
+    out["objects"] = s.objects;
+    out["instances"] = s.instances;
+    out["object_arrays"] = s.object_arrays;
+    out["primitive_arrays"] = s.primitive_arrays;
+    out["classes"] = s.classes;
+    out["reachable_classes"] = s.reachable_classes;
+    out["class_bytes"] = s.class_bytes;
+    out["gc_roots"] = s.gc_roots;
+    Json by_kind = Json::object();
+    for (std::size_t k = 0; k < s.gc_roots_by_kind.size(); ++k)
+        if (s.gc_roots_by_kind[k]) by_kind[g.root_kind_names[k]] = s.gc_roots_by_kind[k];
+    out["gc_roots_by_kind"] = by_kind;
+    out["shallow_bytes"] = s.shallow_bytes;
+    out["reachable_objects"] = s.reachable_objects;
+    out["reachable_bytes"] = s.reachable_bytes;
+    out["unreachable_objects"] = s.unreachable_objects;
+    out["unreachable_bytes"] = s.unreachable_bytes;
+    out["edges"] = s.edges;
+    return out;
+}
+
+Json histogram_section(const Analysis& a, bool reachable) {
+    Json rows = Json::array();
+    for (const graph::HistogramRow& row : graph::class_histogram(a.graph, reachable)) {
+        const graph::ClassInfo& c = a.graph.classes[row.class_index];
+        Json item;
+        item["class"] = c.name;
+        item["class_id"] = c.node == graph::kNoNode ? Json(nullptr) : Json(hex_id(a.addresses[c.node]));
+        item["count"] = row.count;
+        item["shallow_bytes"] = row.shallow_bytes;
+        rows.push_back(std::move(item));
+    }
+    return rows;
+}
+
+Json warnings_section(const std::vector<ReportWarning>& warnings) {
+    Json out = Json::array();
+    for (const ReportWarning& w : warnings)
+        out.push_back(Json{{"code", w.code}, {"count", w.count}, {"message", w.message}});
+    return out;
+}
+
+}  // namespace
+
+std::string json_report(const Analysis& a) {
+    Json report;
+    report["schema"] = kSchema;
+    report["tool"] = Json{{"name", "heapgraph"}, {"version", a.tool_version}};
+    report["dump"] = dump_section(a.dump);
+    report["summary"] = summary_section(a.graph);
+    report["histogram"] = histogram_section(a, true);
+    report["unreachable_histogram"] = histogram_section(a, false);
+    report["warnings"] = warnings_section(a.warnings);
+    // Dump strings need not be valid UTF-8: replace bad bytes rather than fail the report.
+    return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace heapgraph::reports

@@ -1,0 +1,52 @@
+// Public interface of the reports: the JSON report (schema in docs/report-schema.md), the
+// per-object TSV, and atomic file writing. Reports know the findings, not how they were
+// computed; the CLI fills an Analysis from what the pipeline loaded.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph.h"
+
+namespace heapgraph::reports {
+
+inline constexpr const char* kSchema = "heapgraph-report/1";
+
+struct DumpFacts {
+    std::string path, format, format_version;
+    std::uint32_t id_size = 0;
+    std::uint64_t bytes = 0, inflated_bytes = 0;
+    std::uint32_t dumps_in_file = 0, dump_index = 0;
+    bool compressed_oops = false;
+    std::string size_model;
+    std::map<std::string, std::uint64_t> records, sub_records;
+};
+
+struct ReportWarning {
+    std::string code;
+    std::uint64_t count = 0;
+    std::string message;
+};
+
+struct Analysis {
+    DumpFacts dump;
+    const graph::HeapGraph& graph;
+    std::span<const std::uint64_t> addresses;  // by node id
+    std::vector<ReportWarning> warnings;
+    std::string tool_version;
+};
+
+std::string json_report(const Analysis& analysis);
+void write_objects_tsv(const Analysis& analysis, std::ostream& out);
+
+// Writes through a temporary file in the same directory and renames it into place, so a
+// reader never sees half a report and an interrupted run leaves the old file intact.
+// "-" writes to stdout. Throws std::runtime_error naming the path on failure.
+void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+}  // namespace heapgraph::reports
