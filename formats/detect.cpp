@@ -24,7 +24,11 @@ constexpr std::uint8_t kEbcdicVersion[] = {0x61, 0x61, 0x40, 0xE5, 0x85, 0x99, 0
 }  // namespace
 
 DumpFormat detect_format(Bytes head) {
-    if (starts_with(head, "JAVA PROFILE ")) return DumpFormat::hprof;
+    // A file shorter than the magic that matches as far as it goes is a dump cut short:
+    // let its reader name the offset where it ends.
+    constexpr std::string_view kHprof = "JAVA PROFILE ";
+    if (!head.empty() && starts_with(head, kHprof.substr(0, std::min(head.size(), kHprof.size()))))
+        return DumpFormat::hprof;
     if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) return DumpFormat::gzip;
     if (head.size() >= 20 && head[0] == 0 && head[1] == 18 &&
         starts_with(head.subspan(2), "portable heap dump"))

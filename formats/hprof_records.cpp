@@ -63,6 +63,8 @@ std::string hprof_tag_name(std::uint8_t tag) {
 
 std::variant<HprofHeader, DecodeError> read_hprof_header(Bytes file) {
     const void* nul = std::memchr(file.data(), 0, std::min<std::size_t>(file.size(), 64));
+    if (!nul && file.size() < 64)
+        return error_at(file.size(), "header", "is cut short: the file ends inside the format name");
     if (!nul) return error_at(0, "header", "has no NUL-terminated format name in its first 64 bytes");
     HprofHeader header;
     std::size_t name_length = static_cast<const std::uint8_t*>(nul) - file.data();

@@ -106,7 +106,9 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options) {
     info.id_size = top.header.id_size;
     info.dumps_in_file = static_cast<std::uint32_t>(top.dumps.size());
     info.dump_index = options.dump_index;
-    if (top.dumps.empty()) throw UnreadableDump(info.path + ": holds no heap dump (no HEAP DUMP or HEAP DUMP SEGMENT record)");
+    if (top.dumps.empty())
+        fail(info, {file.size(), "end of file", "reached with no HEAP DUMP or HEAP DUMP SEGMENT record: "
+                                                "the file holds no heap dump (cut short?)"});
     if (options.dump_index >= top.dumps.size())
         throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
                          " is out of range: the file holds " + std::to_string(top.dumps.size()) +

@@ -37,6 +37,7 @@ LoadedDump load_gzip(Bytes compressed, DumpInfo info, const LoadOptions& options
 }
 
 LoadedDump load_bytes(Bytes bytes, DumpInfo info, const LoadOptions& options, bool inflated) {
+    if (bytes.empty()) throw DumpError(info.path, {0, "file", inflated ? "inflates to nothing" : "is empty"});
     DumpFormat format = detect_format(bytes.first(std::min<std::size_t>(bytes.size(), 64)));
     switch (format) {
         case DumpFormat::hprof:
@@ -58,14 +59,18 @@ LoadedDump load_bytes(Bytes bytes, DumpInfo info, const LoadOptions& options, bo
 
 }  // namespace
 
-LoadedDump load_dump(const std::string& path, const LoadOptions& options) {
-    MappedFile file(path);
+LoadedDump load_dump_bytes(Bytes bytes, const std::string& name, const LoadOptions& options) {
     DumpInfo info;
-    info.path = path;
-    info.bytes = file.bytes().size();
+    info.path = name;
+    info.bytes = bytes.size();
     tbb::task_arena arena(options.threads ? static_cast<int>(options.threads)
                                           : tbb::task_arena::automatic);
-    return arena.execute([&] { return load_bytes(file.bytes(), std::move(info), options, false); });
+    return arena.execute([&] { return load_bytes(bytes, std::move(info), options, false); });
+}
+
+LoadedDump load_dump(const std::string& path, const LoadOptions& options) {
+    MappedFile file(path);
+    return load_dump_bytes(file.bytes(), path, options);
 }
 
 }  // namespace heapgraph

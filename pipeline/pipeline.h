@@ -64,5 +64,7 @@ class BadRequest : public std::runtime_error {
 
 // Throws DumpError for malformed content (message names file, offset and record).
 LoadedDump load_dump(const std::string& path, const LoadOptions& options);
+// The same for bytes already in memory; `name` stands for the file in messages.
+LoadedDump load_dump_bytes(Bytes bytes, const std::string& name, const LoadOptions& options);
 
 }  // namespace heapgraph

@@ -102,6 +102,8 @@ run_one() {
 if (($# == 0)); then
     run_one "$repo/data/samples/leakdemo.hprof"
     run_one "$repo/data/samples/leakdemo-nocoops.hprof" -XX:-UseCompressedOops
+    # Committed gzipped: it keeps the repository small and exercises the gzip reader.
+    gzip -9 -f "$repo/data/samples/leakdemo-nocoops.hprof"
 else
     run_one "$@"
 fi
