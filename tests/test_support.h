@@ -1,7 +1,10 @@
 // Helpers shared by the tests: paths into data/, building HPROF byte arrays, loading files.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -11,6 +14,16 @@ namespace heapgraph::test {
 
 inline std::string data_path(const std::string& relative) {
     return std::string(HEAPGRAPH_DATA_DIR) + "/" + relative;
+}
+
+// A scratch directory for this test run, created on first use.
+inline std::string temp_dir() {
+    static const std::string dir = [] {
+        auto path = std::filesystem::temp_directory_path() / ("heapgraph-tests-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(path);
+        return path.string();
+    }();
+    return dir;
 }
 
 inline std::vector<std::uint8_t> read_file(const std::string& path) {

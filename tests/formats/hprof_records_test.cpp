@@ -107,6 +107,14 @@ TEST_CASE("fixture: header without a NUL in its first 64 bytes is an error at of
     CHECK(error.record == "header");
 }
 
+TEST_CASE("fixture: header cut short inside the format name is an error at the end of the file") {
+    ByteBuilder b;
+    b.text("JAVA PROF");  // 9 bytes of the name, then the file ends
+    auto error = expect_error(read_hprof_header(b.bytes));
+    CHECK(error.offset == 9);
+    CHECK(error.record == "header");
+}
+
 TEST_CASE("fixture: header with identifier size 5 is an error at the size field, offset 19") {
     ByteBuilder b;
     b.text("JAVA PROFILE 1.0.2");  // format name
@@ -420,11 +428,11 @@ TEST_CASE("fixture: LOAD CLASS with length 20 under 8-byte ids is an error at th
     ByteBuilder b = hprof_file(8);
     b.u1(0x02);      // tag LOAD CLASS
     b.u4(0);         // time
-    b.u4(20);        // length 20: the layout of 4-byte ids, 8-byte ids need 24
+    b.u4(20);        // length 20: 8-byte ids need 24
     b.u4(7);         // class serial
-    b.u4(0x1000);    // class object id (4 bytes)
+    b.id(0x1000);    // class object id
     b.u4(3);         // stack trace serial
-    b.u4(0x501);     // class name string id (4 bytes)
+    b.u4(0x501);     // class name string id, cut to 4 bytes
     auto error = expect_error(decode_at(b, kFirstRecord));
     CHECK(error.offset == kFirstRecord);
     CHECK(error.record == "LOAD_CLASS");
@@ -540,9 +548,9 @@ TEST_CASE("fixture: a bad LOAD CLASS between good records is reported at its own
     b.u4(0);            // time
     b.u4(20);           // length 20, 8-byte ids need 24
     b.u4(7);            // class serial
-    b.u4(0x1000);       // class object id, 4 bytes
+    b.id(0x1000);       // class object id
     b.u4(3);            // stack trace serial
-    b.u4(0x501);        // class name id, 4 bytes
+    b.u4(0x501);        // class name id, cut to 4 bytes
     b.u1(0x0B);         // tag END THREAD, at 0x33 + 9 + 20 = 0x50
     b.u4(0);            // time
     b.u4(4);            // length
@@ -602,6 +610,7 @@ TEST_CASE("fixture: detect_format recognises each dump by its first bytes") {
 
     CHECK(detect_format(bytes_of("PK\x03\x04")) == DumpFormat::unknown);
     CHECK(detect_format(bytes_of(std::string("\0\x12portable", 10))) == DumpFormat::unknown);
-    CHECK(detect_format(bytes_of("JAVA PROF")) == DumpFormat::unknown);
+    CHECK(detect_format(bytes_of("JAVA PROF")) == DumpFormat::hprof);  // cut short: the reader reports it
+    CHECK(detect_format(bytes_of("JAVA PROFILER 1.0\n")) == DumpFormat::unknown);
     CHECK(format_name(DumpFormat::phd) == "phd");
 }

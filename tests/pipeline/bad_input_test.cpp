@@ -113,3 +113,48 @@ TEST_CASE("a truncated gzip dump is an error naming the compressed offset") {
         CHECK(std::string(e.what()).find("truncated") != std::string::npos);
     }
 }
+
+namespace {
+
+// A complete little dump with 8-byte ids: two strings, a class and its instance, arrays,
+// roots, in two heap dump segments (the second opening mid-way through the objects).
+std::vector<std::uint8_t> mini_dump() {
+    test::ByteBuilder b;
+    b.text("JAVA PROFILE 1.0.2").u1(0).u4(8).u8(0);    // header, id size 8, timestamp
+    b.u1(0x01).u4(0).u4(8 + 3).id(0x50).text("Foo");  // STRING 0x50 "Foo"
+    b.u1(0x02).u4(0).u4(24).u4(1).id(0x100).u4(0).id(0x50);  // LOAD CLASS 0x100 named 0x50
+    const std::uint32_t class_dump = 1 + 7 * 8 + 8 + 2 + 2 + 2 + 9;  // one instance field
+    const std::uint32_t instance = 1 + 8 + 4 + 8 + 4 + 8;
+    b.u1(0x1C).u4(0).u4(class_dump + instance + 9);  // HEAP DUMP SEGMENT 1
+    b.u1(0x20).id(0x100).u4(0).id(0).id(0).id(0).id(0).id(0).id(0).u4(8);  // CLASS DUMP, no super
+    b.u2(0).u2(0).u2(1).id(0x50).u1(2);                // no pool, no statics, field "Foo": object
+    b.u1(0x21).id(0x200).u4(0).id(0x100).u4(8).id(0x300);  // INSTANCE 0x200 -> 0x300
+    b.u1(0x05).id(0x100);                               // ROOT STICKY CLASS 0x100
+    b.u1(0x1C).u4(0).u4(1 + 8 + 4 + 4 + 8 + 16 + 1 + 8 + 4 + 4 + 1 + 4);  // HEAP DUMP SEGMENT 2
+    b.u1(0x22).id(0x300).u4(0).u4(2).id(0x100).id(0x200).id(0);  // OBJECT ARRAY [0x200, null]
+    b.u1(0x23).id(0x400).u4(0).u4(4).u1(8).u4(0x01020304);      // byte[4]
+    b.u1(0x2C).u4(0).u4(0);                                       // HEAP DUMP END
+    return b.bytes;
+}
+
+}  // namespace
+
+TEST_CASE("a complete mini dump cut at every byte offset always names an offset") {
+    std::vector<std::uint8_t> bytes = mini_dump();
+    LoadedDump whole = load_dump_bytes(bytes, "mini.hprof", {});
+    CHECK(graph::summarize(whole.graph).objects == 3);
+    CHECK(whole.graph.out.targets.size() == 4);  // instance->class, ->array; array->class, ->instance
+    const std::regex offset(R"(^cut\.hprof @0x[0-9a-f]{8}: )");
+    for (std::size_t size = 0; size < bytes.size(); ++size) {
+        CAPTURE(size);
+        try {
+            LoadedDump part = load_dump_bytes(Bytes(bytes.data(), size), "cut.hprof", {});
+            // Only a cut between segments leaves a readable dump, and it says so.
+            CHECK((size == bytes.size() - 9 || size == 215));
+            REQUIRE(!part.warnings.empty());
+            CHECK(part.warnings.back().code == "heap_dump_end_missing");
+        } catch (const DumpError& e) {
+            CHECK(std::regex_search(std::string(e.what()), offset));
+        }
+    }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine (run as root, apt reachable):
+#   ./quickstart.sh sample   install packages, build, analyse data/samples/leakdemo.hprof -> report.json
+#   ./quickstart.sh test     install packages, build with tests, run the whole suite through ctest
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(build-essential cmake ninja-build pkg-config libtbb-dev libboost-graph-dev
+          nlohmann-json3-dev doctest-dev libbenchmark-dev libdeflate-dev zlib1g-dev libcli11-dev)
+
+install_packages() {
+    if dpkg -s "${packages[@]}" >/dev/null 2>&1; then return; fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+}
+
+build() {  # build DIR [cmake options]
+    local dir=$1; shift
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+    cmake --build "$dir"
+}
+
+case "${1:-}" in
+    sample)
+        install_packages
+        build build-release
+        ./build-release/cli/heapgraph analyze data/samples/leakdemo.hprof --json report.json
+        echo "wrote report.json"
+        ;;
+    test)
+        install_packages
+        build build-test -DHEAPGRAPH_DEVELOPER=ON
+        ctest --test-dir build-test --output-on-failure -j "$(nproc)"
+        ;;
+    *)
+        echo "usage: $0 sample|test" >&2
+        exit 1
+        ;;
+esac

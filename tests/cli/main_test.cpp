@@ -1,0 +1,133 @@
+// The heapgraph command end to end: exit codes (README "Exit codes"), one-line errors,
+// the JSON report's schema fields, the objects TSV, atomic report writing.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace {
+
+struct Run {
+    int code;
+    std::string out;  // stdout and stderr
+};
+
+Run run(const std::string& args) {
+    std::string command = std::string(HEAPGRAPH_CLI) + " " + args + " 2>&1";
+    Run result{0, {}};
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.out.append(buffer, n);
+    int status = pclose(pipe);
+    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+using heapgraph::test::data_path;
+using heapgraph::test::temp_dir;
+
+TEST_CASE("cli: --version and --help exit 0; a bad option exits 1") {
+    CHECK(run("--version").out.find("heapgraph 0.") == 0);
+    CHECK(run("--version").code == 0);
+    CHECK(run("--help").code == 0);
+    CHECK(run("analyze --help").out.find("--dump-index") != std::string::npos);
+    CHECK(run("analyze --no-such-flag x").code == 1);
+    CHECK(run("").code == 1);
+    CHECK(run("analyze " + data_path("hprof/hprof-32.bin") + " --threads 0").code == 1);
+}
+
+TEST_CASE("cli: analyze writes the v1 JSON report") {
+    std::string json = temp_dir() + "/r.json";
+    Run r = run("analyze " + data_path("hprof/sun_jdk6_32bit.hprof") + " --json " + json);
+    CHECK(r.code == 0);
+    auto report = nlohmann::json::parse(slurp(json));
+    CHECK(report["schema"] == "heapgraph-report/1");
+    CHECK(report["dump"]["format"] == "hprof");
+    CHECK(report["dump"]["format_version"] == "JAVA PROFILE 1.0.1");
+    CHECK(report["dump"]["id_size"] == 4);
+    CHECK(report["dump"]["bytes"] == 2871241);
+    CHECK(report["dump"]["dumps_in_file"] == 1);
+    CHECK(report["dump"]["dump_index"] == 0);
+    const auto& s = report["summary"];
+    CHECK(s["objects"] == s["instances"].get<int>() + s["object_arrays"].get<int>() + s["primitive_arrays"].get<int>());
+    CHECK(s["objects"] == 8664 + 2431 + 3822);
+    CHECK(s["classes"] == 1281);
+    CHECK(s["reachable_objects"].get<int>() + s["unreachable_objects"].get<int>() == s["objects"].get<int>());
+    std::uint64_t bytes = 0, count = 0;
+    for (const auto& row : report["histogram"]) {
+        bytes += row["shallow_bytes"].get<std::uint64_t>();
+        count += row["count"].get<std::uint64_t>();
+    }
+    CHECK(bytes == s["reachable_bytes"].get<std::uint64_t>());
+    CHECK(count == s["reachable_objects"].get<std::uint64_t>() + s["reachable_classes"].get<std::uint64_t>());
+    CHECK(report["histogram"][0]["shallow_bytes"] >= report["histogram"][1]["shallow_bytes"]);
+    CHECK(report["warnings"].is_array());
+}
+
+TEST_CASE("cli: --json - writes to stdout and --objects-tsv lists every object") {
+    std::string tsv = temp_dir() + "/objects.tsv";
+    Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json - --objects-tsv " + tsv);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("\"schema\": \"heapgraph-report/1\"") != std::string::npos);
+    std::istringstream lines(slurp(tsv));
+    std::string line;
+    std::getline(lines, line);
+    CHECK(line == "id\tkind\tclass\tshallow_bytes");
+    std::size_t rows = 0, classes = 0;
+    while (std::getline(lines, line)) {
+        ++rows;
+        classes += line.find("\tclass\t") != std::string::npos;
+    }
+    CHECK(rows == 2565 + 361);
+    CHECK(classes == 361);
+}
+
+TEST_CASE("cli: exit codes name the problem in one line") {
+    std::string dir = temp_dir();
+    std::ofstream(dir + "/junk.bin") << "hello world";
+    Run junk = run("analyze " + dir + "/junk.bin");
+    CHECK(junk.code == 2);
+    CHECK(junk.out.find("first bytes: 68 65 6c 6c 6f") != std::string::npos);
+    Run missing = run("analyze " + dir + "/missing.hprof");
+    CHECK(missing.code == 2);
+    std::ofstream(dir + "/x.txt") << "// Version: J9VM\n";
+    Run classic = run("analyze " + dir + "/x.txt");
+    CHECK(classic.code == 3);
+    CHECK(classic.out == "heapgraph: " + dir + "/x.txt: IBM classic text heapdump is recognised but not supported yet\n");
+    Run index = run("analyze " + data_path("hprof/hprof-32.bin") + " --dump-index 1");
+    CHECK(index.code == 1);
+    CHECK(index.out.find("holds 1 heap dump") != std::string::npos);
+}
+
+TEST_CASE("cli: a malformed dump exits 2 and leaves an existing report untouched") {
+    std::string dir = temp_dir();
+    std::vector<std::uint8_t> bytes = heapgraph::test::read_file(data_path("hprof/hprof-32.bin"));
+    bytes.resize(150000);
+    std::ofstream(dir + "/cut.hprof", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), 150000);
+    std::ofstream(dir + "/old.json") << "{\"old\": true}\n";
+    Run r = run("analyze " + dir + "/cut.hprof --json " + dir + "/old.json");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("cut.hprof @0x") != std::string::npos);
+    CHECK(slurp(dir + "/old.json") == "{\"old\": true}\n");
+}
+
+TEST_CASE("cli: a report that cannot be written exits 4 and leaves no temporary file") {
+    Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json /nonexistent-dir/r.json");
+    CHECK(r.code == 4);
+    CHECK(r.out.find("/nonexistent-dir/r.json") != std::string::npos);
+}

@@ -1,0 +1,55 @@
+// The same dump gives byte-identical JSON for any thread count, and for its gzipped bytes
+// apart from the fields that describe the file itself.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "pipeline.h"
+#include "reports.h"
+#include "test_support.h"
+
+using namespace heapgraph;
+
+namespace {
+
+std::string report_for(const std::string& file, unsigned threads) {
+    LoadOptions options;
+    options.threads = threads;
+    LoadedDump dump = load_dump(file, options);
+    reports::DumpFacts facts{dump.info.path, dump.info.format, dump.info.format_version, dump.info.id_size,
+                             dump.info.bytes, dump.info.inflated_bytes, dump.info.dumps_in_file,
+                             dump.info.dump_index, dump.info.compressed_oops, dump.info.size_model,
+                             dump.info.records, dump.info.sub_records};
+    reports::Analysis analysis{facts, dump.graph, dump.addresses, {}, "test"};
+    for (const auto& w : dump.warnings) analysis.warnings.push_back({w.code, w.count, w.message});
+    return reports::json_report(analysis);
+}
+
+}  // namespace
+
+TEST_CASE("JSON reports are byte-identical for 1 and 2 threads") {
+    for (const char* file : {"hprof/sun_jdk6_18_x64.hprof", "hprof-android/leak_service_binder.hprof",
+                             "samples/leakdemo.hprof"}) {
+        CAPTURE(file);
+        std::string path = test::data_path(file);
+        CHECK(report_for(path, 1) == report_for(path, 2));
+    }
+}
+
+TEST_CASE("a gzipped dump reports what its plain bytes report, file facts aside") {
+    auto zipped = nlohmann::json::parse(report_for(test::data_path("samples/leakdemo-nocoops.hprof.gz"), 2));
+    std::vector<std::uint8_t> gz = test::read_file(test::data_path("samples/leakdemo-nocoops.hprof.gz"));
+    auto inflated = std::get<std::vector<std::uint8_t>>(gunzip(gz, std::uint64_t{1} << 32));
+    std::string copy = test::temp_dir() + "/leakdemo-nocoops.hprof";
+    {
+        std::ofstream out(copy, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(inflated.data()), static_cast<std::streamsize>(inflated.size()));
+    }
+    auto unzipped = nlohmann::json::parse(report_for(copy, 1));
+    CHECK(zipped["dump"]["inflated_bytes"] == unzipped["dump"]["bytes"]);
+    for (auto* r : {&zipped, &unzipped})
+        for (const char* key : {"path", "bytes", "format", "inflated_bytes"}) (*r)["dump"].erase(key);
+    CHECK(zipped == unzipped);
+}
