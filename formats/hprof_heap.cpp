@@ -287,7 +287,11 @@ private:
         if (layout == context_.layouts.end())
             return sub_error(&chunk_, pos, 0x21, "object " + hex_offset(object.id) + " has class " +
                                                      hex_offset(object.class_id) + " with no CLASS_DUMP");
-        if (!layout->second.complete || layout->second.data_bytes != length)
+        if (!layout->second.complete)
+            return sub_error(&chunk_, pos, 0x21,
+                             "object " + hex_offset(object.id) + " has class " + hex_offset(object.class_id) +
+                                 " whose super class chain has no CLASS_DUMP: its fields cannot be read");
+        if (layout->second.data_bytes != length)
             return sub_error(&chunk_, pos, 0x21,
                              "object " + hex_offset(object.id) + " has " + std::to_string(length) +
                                  " bytes of fields, its class layout needs " +
