@@ -55,34 +55,41 @@ DecodeError sub_error(const HeapChunk* chunk, std::uint64_t pos, std::uint8_t ta
 
 using SizeResult = std::variant<std::uint64_t, DecodeError>;
 
-// Walks a class dump's variable parts. Returns 0 when the bytes end first.
+// Skips `count` entries of a key (`key_bytes`), a type byte and, when `with_value`, a value
+// of that type. nullopt when the bytes end first; an error for a type that does not exist.
+std::optional<SizeResult> skip_typed_entries(ByteReader& in, std::uint32_t count,
+                                             std::uint32_t key_bytes, bool with_value,
+                                             std::uint32_t id, const char* what) {
+    for (std::uint32_t i = 0; i < count; ++i) {
+        if (!in.has(key_bytes + 1)) return std::nullopt;
+        in.skip(key_bytes);
+        std::uint8_t type = in.u1();
+        std::uint32_t size = basic_type_size(type, id);
+        if (size == 0)
+            return SizeResult{sub_error(nullptr, in.pos() - 1, 0x20,
+                                        std::string(what) + " has invalid type " + std::to_string(type))};
+        if (with_value) in.skip(size);
+    }
+    return SizeResult{std::uint64_t{1}};
+}
+
+// Walks a class dump's variable parts: constant pool, statics, instance fields.
+// Returns 0 when the bytes end first.
 SizeResult class_dump_size(Bytes bytes, std::uint64_t pos, std::uint32_t id) {
     ByteReader in(bytes, pos + 1);
-    std::uint64_t head = 7 * id + 8;
-    if (!in.has(head + 2)) return std::uint64_t{0};
-    in.skip(head);
-    std::uint32_t pool = in.u2();
-    for (std::uint32_t i = 0; i < pool; ++i) {
-        if (!in.has(3)) return std::uint64_t{0};
-        in.skip(2);
-        std::uint8_t type = in.u1();
-        std::uint32_t size = basic_type_size(type, id);
-        if (size == 0) return sub_error(nullptr, in.pos() - 1, 0x20, "constant pool entry has invalid type " + std::to_string(type));
-        in.skip(size);
+    in.skip(7 * id + 8);
+    struct Part {
+        std::uint32_t key_bytes;
+        bool with_value;
+        const char* what;
+    };
+    for (Part part : {Part{2, true, "constant pool entry"}, Part{id, true, "static field"},
+                      Part{id, false, "instance field"}}) {
+        if (!in.has(2)) return std::uint64_t{0};
+        auto skipped = skip_typed_entries(in, in.u2(), part.key_bytes, part.with_value, id, part.what);
+        if (!skipped) return std::uint64_t{0};
+        if (std::holds_alternative<DecodeError>(*skipped)) return *skipped;
     }
-    if (!in.has(2)) return std::uint64_t{0};
-    std::uint32_t statics = in.u2();
-    for (std::uint32_t i = 0; i < statics; ++i) {
-        if (!in.has(id + 1)) return std::uint64_t{0};
-        in.skip(id);
-        std::uint8_t type = in.u1();
-        std::uint32_t size = basic_type_size(type, id);
-        if (size == 0) return sub_error(nullptr, in.pos() - 1, 0x20, "static field has invalid type " + std::to_string(type));
-        in.skip(size);
-    }
-    if (!in.has(2)) return std::uint64_t{0};
-    std::uint32_t fields = in.u2();
-    in.skip(static_cast<std::uint64_t>(fields) * (id + 1));
     std::uint64_t size = in.pos() - pos;
     return pos + size <= bytes.size() ? size : std::uint64_t{0};
 }

@@ -111,6 +111,22 @@ HprofContext context_from_classes(const ByteBuilder& classes) {
 
 // ---- roots ----------------------------------------------------------------------------------
 
+struct ExpectedRoot {
+    std::uint64_t low_id;
+    RootKind kind;
+    std::uint32_t thread_serial;
+};
+
+void check_roots(const HeapRecords& records, const std::vector<ExpectedRoot>& expected, std::uint32_t id) {
+    REQUIRE(records.roots.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        CAPTURE(i);
+        CHECK(records.roots[i].id == wide(id, expected[i].low_id));
+        CHECK(records.roots[i].kind == expected[i].kind);
+        CHECK(records.roots[i].thread_serial == expected[i].thread_serial);
+    }
+}
+
 TEST_CASE("fixture: every standard GC root reads its kind, object id and thread serial") {
     std::uint32_t id = 0;
     SUBCASE("4-byte ids") { id = 4; }
@@ -146,24 +162,13 @@ TEST_CASE("fixture: every standard GC root reads its kind, object id and thread 
     b.u4(16);                //   stack trace serial
     auto records = decode(b, no_layouts(id));
 
-    struct Expected {
-        std::uint64_t low_id;
-        RootKind kind;
-        std::uint32_t thread_serial;
-    };
-    const std::vector<Expected> expected = {
+    const std::vector<ExpectedRoot> expected = {
         {0x100, RootKind::unknown, 0},       {0x101, RootKind::jni_global, 0},
         {0x102, RootKind::jni_local, 11},    {0x103, RootKind::java_frame, 12},
         {0x104, RootKind::native_stack, 13}, {0x105, RootKind::sticky_class, 0},
         {0x106, RootKind::thread_block, 14}, {0x107, RootKind::monitor_used, 0},
         {0x108, RootKind::thread_object, 15}};
-    REQUIRE(records.roots.size() == expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-        CAPTURE(i);
-        CHECK(records.roots[i].id == wide(id, expected[i].low_id));
-        CHECK(records.roots[i].kind == expected[i].kind);
-        CHECK(records.roots[i].thread_serial == expected[i].thread_serial);
-    }
+    check_roots(records, expected, id);
     for (std::uint8_t tag : {0xFF, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08})
         CHECK(records.counts[tag] == 1);
     CHECK(records.objects.empty());
@@ -193,23 +198,12 @@ TEST_CASE("fixture: every Android GC root reads its kind, object id and thread s
     b.id(wide(id, 0x190));  //   object id
     auto records = decode(b, no_layouts(id));
 
-    struct Expected {
-        std::uint64_t low_id;
-        RootKind kind;
-        std::uint32_t thread_serial;
-    };
-    const std::vector<Expected> expected = {
+    const std::vector<ExpectedRoot> expected = {
         {0x189, RootKind::interned_string, 0}, {0x18A, RootKind::finalizing, 0},
         {0x18B, RootKind::debugger, 0},        {0x18C, RootKind::reference_cleanup, 0},
         {0x18D, RootKind::vm_internal, 0},     {0x18E, RootKind::jni_monitor, 21},
         {0x190, RootKind::unreachable, 0}};
-    REQUIRE(records.roots.size() == expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-        CAPTURE(i);
-        CHECK(records.roots[i].id == wide(id, expected[i].low_id));
-        CHECK(records.roots[i].kind == expected[i].kind);
-        CHECK(records.roots[i].thread_serial == expected[i].thread_serial);
-    }
+    check_roots(records, expected, id);
     for (std::uint8_t tag : {0x89, 0x8A, 0x8B, 0x8C, 0x8D, 0x8E, 0x90}) CHECK(records.counts[tag] == 1);
 }
 
@@ -713,6 +707,30 @@ TEST_CASE("fixture: CLASS DUMP with an invalid static type is an error at the ty
     auto error = expect_error(read_class_dumps(chunk_over(b.bytes), 8));
     CHECK(error.offset == kBase + 77);
     CHECK(error.record == "CLASS_DUMP");
+}
+
+TEST_CASE("fixture: CLASS DUMP with an invalid instance field type is an error at the type byte") {
+    ByteBuilder b;
+    b.id_size = 4;
+    b.u1(0x20);      // CLASS DUMP, at 0
+    b.id(0x2000);    //   class object id
+    b.u4(0);         //   stack trace serial
+    b.id(0);         //   super class id
+    b.id(0);         //   class loader id
+    b.id(0);         //   signers id
+    b.id(0);         //   protection domain id
+    b.id(0);         //   reserved
+    b.id(0);         //   reserved
+    b.u4(4);         //   instance size
+    b.u2(0);         //   constant pool entries
+    b.u2(0);         //   statics
+    b.u2(1);         //   instance fields: 1
+    b.id(0x602);     //     name id
+    b.u1(3);         //     type 3: no such type, at 1 + 7*4 + 8 + 2 + 2 + 2 + 4 = 47
+    auto error = expect_error(read_class_dumps(chunk_over(b.bytes), 4));
+    CHECK(error.offset == kBase + 47);
+    CHECK(error.record == "CLASS_DUMP");
+    CHECK(error.message == "instance field has invalid type 3");
 }
 
 TEST_CASE("fixture: sub-record running past the end of the chunk is an error at the sub-record") {
