@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +17,16 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
         write(std::cout);
         std::cout.flush();
         if (!std::cout) throw std::runtime_error("cannot write to stdout");
+        return;
+    }
+    // Devices and pipes (/dev/null, /dev/stdout, a fifo) cannot be replaced by a rename:
+    // renaming over /dev/null would swap the device node for a regular file.
+    struct stat info {};
+    if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+        std::ofstream out(path, std::ios::binary);
+        write(out);
+        out.flush();
+        if (!out) throw std::runtime_error(path + ": write failed");
         return;
     }
     std::string temp = path + ".tmp." + std::to_string(::getpid());

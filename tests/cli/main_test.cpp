@@ -2,6 +2,7 @@
 // the JSON report's schema fields, the objects TSV, atomic report writing.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -130,4 +131,12 @@ TEST_CASE("cli: a report that cannot be written exits 4 and leaves no temporary 
     Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json /nonexistent-dir/r.json");
     CHECK(r.code == 4);
     CHECK(r.out.find("/nonexistent-dir/r.json") != std::string::npos);
+}
+
+TEST_CASE("cli: writing a report to a device writes through it instead of replacing it") {
+    Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json /dev/null");
+    CHECK(r.code == 0);
+    struct stat info {};
+    REQUIRE(::stat("/dev/null", &info) == 0);
+    CHECK(S_ISCHR(info.st_mode));
 }
