@@ -14,6 +14,8 @@ enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed =
 struct AnalyzeArgs {
     std::string dump, json = "-", objects_tsv;
     heapgraph::LoadOptions load;
+    std::size_t top = 100;
+    bool keep_unreachable = false;
 };
 
 heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
@@ -22,7 +24,10 @@ heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
 }
 
 int write_reports(const AnalyzeArgs& args, const heapgraph::LoadedDump& dump) {
-    heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, dump.addresses, {}, HEAPGRAPH_VERSION};
+    heapgraph::graph::Retained retained =
+        heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = args.keep_unreachable});
+    heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, retained, dump.addresses, {},
+                                          HEAPGRAPH_VERSION, args.top, args.keep_unreachable};
     for (const auto& w : dump.warnings) {
         analysis.warnings.push_back({w.code, w.count, w.message});
         std::cerr << "heapgraph: warning: " << w.count << " " << w.code << ": " << w.message << "\n";
@@ -69,6 +74,9 @@ int main(int argc, char** argv) {
         ->default_val(0);
     analyze_cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")
         ->check(CLI::Range(1u, 1024u));
+    analyze_cmd->add_option("--top", args.top, "Rows in the dominators table (default 100)");
+    analyze_cmd->add_flag("--keep-unreachable", args.keep_unreachable,
+                          "Keep unreachable objects in the dominator tree, as MAT's -keep_unreachable_objects");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -30,7 +30,8 @@ struct Edge {
 
 struct GcRoot {
     NodeId node;
-    std::uint8_t kind;  // index into HeapInput::root_kind_names
+    std::uint8_t kind;    // index into HeapInput::root_kind_names
+    bool global = true;   // false: a thread's local, reached through an edge from the thread
 };
 
 // What the pipeline hands over: every node's kind, class and shallow size, the edges, roots.
@@ -61,7 +62,7 @@ struct HeapGraph {
     Csr out, in;
     std::vector<GcRoot> roots;  // one entry per root record, as the dump lists them
     std::vector<std::string> root_kind_names;
-    std::vector<NodeId> root_nodes;      // distinct root nodes, ascending
+    std::vector<NodeId> root_nodes;      // distinct nodes of global roots, ascending
     std::vector<std::uint8_t> reachable;  // 1 when some path from a root reaches the node
 
     std::uint32_t node_count() const { return static_cast<std::uint32_t>(kind.size()); }
@@ -95,5 +96,80 @@ struct HistogramRow {
 // Per-class counts over the nodes that are (`reachable` true) or are not reachable; class
 // objects count under the class of classes (java.lang.Class), as in MAT. Sorted by shallow bytes desc, then class name, then class index.
 std::vector<HistogramRow> class_histogram(const HeapGraph& graph, bool reachable);
+// The same over the nodes whose `mask` entry equals `value`.
+std::vector<HistogramRow> class_histogram(const HeapGraph& graph, std::span<const std::uint8_t> mask,
+                                          bool value);
+
+// "java.util.HashMap", or "class java.util.HashMap" for a class object.
+std::string node_class_name(const HeapGraph& graph, NodeId v);
+
+}  // namespace heapgraph::graph
+
+namespace heapgraph::graph {
+
+struct RetainedOptions {
+    bool keep_unreachable = false;  // MAT's -keep_unreachable_objects (docs/dominators.md)
+};
+
+struct Retained;
+
+// The dominator tree over a super root whose children are the given roots. Nodes the
+// search from the roots does not reach (or that `keep` excludes) get idom kUnreached.
+inline constexpr NodeId kSuperRoot = 0xFFFFFFFEu;
+inline constexpr NodeId kUnreached = 0xFFFFFFFFu;
+
+struct DominatorTree {
+    std::vector<NodeId> idom;                   // kSuperRoot for the super root's children
+    std::vector<std::uint64_t> retained_bytes;  // 0 for unreached nodes
+    std::vector<std::uint32_t> retained_objects;
+    std::vector<NodeId> preorder;               // reached nodes in DFS order from the super root
+    std::uint64_t super_root_retained_bytes = 0;
+};
+
+// Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path
+// compression, on dense uint32_t arrays. `roots` must be ascending and distinct; `shallow`
+// is indexed by node. Deterministic for a given graph.
+DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
+                                 std::span<const std::uint64_t> shallow);
+
+}  // namespace heapgraph::graph
+
+namespace heapgraph::graph {
+
+struct Retained {
+    DominatorTree tree;
+    std::vector<NodeId> unreachable_roots;  // with keep_unreachable: the extra roots chosen
+    std::vector<std::uint8_t> in_tree;      // 1 when the node is in the dominator tree
+};
+
+// Dominators and retained sizes over the graph's global roots, plus, with keep_unreachable,
+// roots chosen among unreachable objects as MAT does.
+Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options);
+
+// Retained bytes of the set of nodes whose flag is 1: the nodes of the set that no other
+// member dominates, summed (MAT's retained size of a class's or loader's objects).
+std::uint64_t retained_bytes_of_set(const DominatorTree& tree, std::span<const std::uint8_t> member);
+
+}  // namespace heapgraph::graph
+
+namespace heapgraph::graph {
+
+// The super root's children, by retained bytes desc then node id, at most `limit`.
+std::vector<NodeId> top_dominators(const DominatorTree& tree, std::size_t limit);
+// Number of nodes each node immediately dominates.
+std::vector<std::uint32_t> child_counts(const DominatorTree& tree);
+
+// Retained bytes of each class's objects taken as one set (index = class index): the sum
+// over its objects that no other object of the class dominates. Class objects count under
+// java.lang.Class, as in the histogram.
+std::vector<std::uint64_t> retained_bytes_by_class(const HeapGraph& graph, const Retained& retained);
+
+struct LoaderRow {
+    NodeId loader;  // kNoNode: the bootstrap loader
+    std::uint64_t classes = 0;
+    std::uint64_t retained_bytes = 0;  // of the loader, its classes and their instances, as one set
+};
+// One row per class loader that defined a class, by retained bytes desc then loader id.
+std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained& retained);
 
 }  // namespace heapgraph::graph

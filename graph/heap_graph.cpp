@@ -68,7 +68,8 @@ HeapGraph build_heap_graph(HeapInput input) {
     graph.classes = std::move(input.classes);
     graph.roots = std::move(input.roots);
     graph.root_kind_names = std::move(input.root_kind_names);
-    for (const GcRoot& root : graph.roots) graph.root_nodes.push_back(root.node);
+    for (const GcRoot& root : graph.roots)
+        if (root.global) graph.root_nodes.push_back(root.node);
     std::sort(graph.root_nodes.begin(), graph.root_nodes.end());
     graph.root_nodes.erase(std::unique(graph.root_nodes.begin(), graph.root_nodes.end()),
                            graph.root_nodes.end());

@@ -7,7 +7,10 @@ namespace heapgraph::graph {
 
 Summary summarize(const HeapGraph& graph) {
     Summary s;
-    s.gc_roots = graph.root_nodes.size();
+    std::vector<NodeId> named;
+    for (const GcRoot& root : graph.roots) named.push_back(root.node);
+    std::sort(named.begin(), named.end());
+    s.gc_roots = static_cast<std::uint64_t>(std::unique(named.begin(), named.end()) - named.begin());
     s.edges = graph.out.targets.size();
     s.gc_roots_by_kind.assign(graph.root_kind_names.size(), 0);
     for (const GcRoot& root : graph.roots) ++s.gc_roots_by_kind[root.kind];
@@ -33,10 +36,22 @@ Summary summarize(const HeapGraph& graph) {
 }
 
 std::vector<HistogramRow> class_histogram(const HeapGraph& graph, bool reachable) {
+    return class_histogram(graph, graph.reachable, reachable);
+}
+
+std::string node_class_name(const HeapGraph& graph, NodeId v) {
+    if (graph.kind[v] != NodeKind::class_object) return graph.classes[graph.class_index[v]].name;
+    for (const ClassInfo& c : graph.classes)
+        if (c.node == v) return "class " + c.name;
+    return "class ?";
+}
+
+std::vector<HistogramRow> class_histogram(const HeapGraph& graph, std::span<const std::uint8_t> mask,
+                                          bool value) {
     std::vector<HistogramRow> rows(graph.classes.size());
     for (std::uint32_t c = 0; c < rows.size(); ++c) rows[c].class_index = c;
     for (NodeId v = 0; v < graph.node_count(); ++v) {
-        if (static_cast<bool>(graph.reachable[v]) != reachable) continue;
+        if (static_cast<bool>(mask[v]) != value) continue;
         HistogramRow& row = rows[graph.class_index[v]];
         ++row.count;
         row.shallow_bytes += graph.shallow_bytes[v];

@@ -276,9 +276,22 @@ private:
                 "references to objects the dump does not contain were skipped: retained sizes may be low");
     }
 
+    // A thread's locals (Java frame, JNI local, native stack, thread block) hang from its
+    // thread object, as in MAT: an edge thread -> object, and the root is not global. Kept
+    // in the root list for counting, marked non-global.
+    static bool thread_local_kind(RootKind kind) {
+        return kind == RootKind::java_frame || kind == RootKind::jni_local ||
+               kind == RootKind::native_stack || kind == RootKind::thread_block;
+    }
+
     void add_roots() {
         for (std::size_t k = 0; k < static_cast<std::size_t>(RootKind::count_); ++k)
             input_.root_kind_names.emplace_back(root_kind_name(static_cast<RootKind>(k)));
+        std::unordered_map<std::uint32_t, NodeId> threads;
+        for (const HeapRecords& records : parts_.records)
+            for (const RootRecord& root : records.roots)
+                if (root.kind == RootKind::thread_object && node_of(root.id) != kNoNode)
+                    threads.emplace(root.thread_serial, node_of(root.id));
         bool sticky = false;
         std::uint64_t missing = 0;
         for (const HeapRecords& records : parts_.records)
@@ -289,7 +302,10 @@ private:
                     ++missing;
                     continue;
                 }
-                input_.roots.push_back({node, static_cast<std::uint8_t>(root.kind)});
+                auto thread = thread_local_kind(root.kind) ? threads.find(root.thread_serial) : threads.end();
+                bool global = thread == threads.end();
+                if (!global) input_.edges.push_back({thread->second, node});
+                input_.roots.push_back({node, static_cast<std::uint8_t>(root.kind), global});
             }
         if (!sticky) add_system_class_roots();
         warn_if("roots_to_missing_objects", missing,

@@ -35,7 +35,8 @@ Json dump_section(const DumpFacts& d) {
     return out;
 }
 
-Json summary_section(const graph::HeapGraph& g) {
+Json summary_section(const Analysis& a) {
+    const graph::HeapGraph& g = a.graph;
     graph::Summary s = graph::summarize(g);
     Json out;
     out["objects"] = s.objects;
@@ -56,21 +57,65 @@ Json summary_section(const graph::HeapGraph& g) {
     out["unreachable_objects"] = s.unreachable_objects;
     out["unreachable_bytes"] = s.unreachable_bytes;
     out["edges"] = s.edges;
+    out["keep_unreachable"] = a.keep_unreachable;
+    out["unreachable_roots"] = a.retained.unreachable_roots.size();
+    out["retained_bytes_total"] = a.retained.tree.super_root_retained_bytes;
     return out;
 }
 
-Json histogram_section(const Analysis& a, bool reachable) {
-    Json rows = Json::array();
-    for (const graph::HistogramRow& row : graph::class_histogram(a.graph, reachable)) {
-        const graph::ClassInfo& c = a.graph.classes[row.class_index];
+Json class_id(const Analysis& a, std::uint32_t class_index) {
+    graph::NodeId node = a.graph.classes[class_index].node;
+    return node == graph::kNoNode ? Json(nullptr) : Json(hex_id(a.addresses[node]));
+}
+
+// `histogram` covers the objects in the dominator tree (the reachable ones, plus the kept
+// unreachable ones under --keep-unreachable); `unreachable_histogram` the rest.
+Json histogram_section(const Analysis& a, bool in_tree) {
+    std::vector<graph::HistogramRow> rows = graph::class_histogram(a.graph, a.retained.in_tree, in_tree);
+    std::vector<std::uint64_t> retained = in_tree ? graph::retained_bytes_by_class(a.graph, a.retained)
+                                                  : std::vector<std::uint64_t>();
+    Json out = Json::array();
+    for (const graph::HistogramRow& row : rows) {
         Json item;
-        item["class"] = c.name;
-        item["class_id"] = c.node == graph::kNoNode ? Json(nullptr) : Json(hex_id(a.addresses[c.node]));
+        item["class"] = a.graph.classes[row.class_index].name;
+        item["class_id"] = class_id(a, row.class_index);
         item["count"] = row.count;
         item["shallow_bytes"] = row.shallow_bytes;
-        rows.push_back(std::move(item));
+        if (in_tree) item["retained_bytes"] = retained[row.class_index];
+        out.push_back(std::move(item));
     }
-    return rows;
+    return out;
+}
+
+Json dominators_section(const Analysis& a) {
+    const graph::DominatorTree& tree = a.retained.tree;
+    std::vector<graph::NodeId> top = graph::top_dominators(tree, a.top);
+    std::vector<std::uint32_t> children = graph::child_counts(tree);
+    Json out = Json::array();
+    for (graph::NodeId v : top) {
+        Json item;
+        item["id"] = hex_id(a.addresses[v]);
+        item["class"] = graph::node_class_name(a.graph, v);
+        item["shallow_bytes"] = a.graph.shallow_bytes[v];
+        item["retained_bytes"] = tree.retained_bytes[v];
+        item["retained_objects"] = tree.retained_objects[v];
+        item["children"] = children[v];
+        out.push_back(std::move(item));
+    }
+    return out;
+}
+
+Json class_loaders_section(const Analysis& a) {
+    Json out = Json::array();
+    for (const graph::LoaderRow& row : graph::class_loader_table(a.graph, a.retained)) {
+        Json item;
+        item["id"] = row.loader == graph::kNoNode ? Json("bootstrap") : Json(hex_id(a.addresses[row.loader]));
+        item["class"] = row.loader == graph::kNoNode ? "<bootstrap>" : graph::node_class_name(a.graph, row.loader);
+        item["classes"] = row.classes;
+        item["retained_bytes"] = row.retained_bytes;
+        out.push_back(std::move(item));
+    }
+    return out;
 }
 
 Json warnings_section(const std::vector<ReportWarning>& warnings) {
@@ -87,9 +132,11 @@ std::string json_report(const Analysis& a) {
     report["schema"] = kSchema;
     report["tool"] = Json{{"name", "heapgraph"}, {"version", a.tool_version}};
     report["dump"] = dump_section(a.dump);
-    report["summary"] = summary_section(a.graph);
+    report["summary"] = summary_section(a);
     report["histogram"] = histogram_section(a, true);
     report["unreachable_histogram"] = histogram_section(a, false);
+    report["dominators"] = dominators_section(a);
+    report["class_loaders"] = class_loaders_section(a);
     report["warnings"] = warnings_section(a.warnings);
     // Dump strings need not be valid UTF-8: replace bad bytes rather than fail the report.
     return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

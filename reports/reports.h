@@ -36,9 +36,12 @@ struct ReportWarning {
 struct Analysis {
     DumpFacts dump;
     const graph::HeapGraph& graph;
+    const graph::Retained& retained;
     std::span<const std::uint64_t> addresses;  // by node id
     std::vector<ReportWarning> warnings;
     std::string tool_version;
+    std::size_t top = 100;  // rows of `dominators`
+    bool keep_unreachable = false;
 };
 
 std::string json_report(const Analysis& analysis);

@@ -33,14 +33,24 @@ void write_objects_tsv(const Analysis& a, std::ostream& out) {
     std::vector<std::uint32_t> described(a.graph.node_count(), 0);
     for (std::uint32_t c = 0; c < a.graph.classes.size(); ++c)
         if (a.graph.classes[c].node != graph::kNoNode) described[a.graph.classes[c].node] = c;
-    out << "id\tkind\tclass\tshallow_bytes\n";
+    const graph::DominatorTree& tree = a.retained.tree;
+    out << "id\tkind\tclass\tshallow_bytes\tretained_bytes\tretained_objects\tidom\n";
     char id[24];
     for (graph::NodeId v = 0; v < a.graph.node_count(); ++v) {
         bool is_class = a.graph.kind[v] == graph::NodeKind::class_object;
         std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(a.addresses[v]));
         out << id << '\t' << kind_name(a.graph.kind[v]) << '\t'
             << tsv_field(a.graph.classes[is_class ? described[v] : a.graph.class_index[v]].name) << '\t'
-            << a.graph.shallow_bytes[v] << '\n';
+            << a.graph.shallow_bytes[v] << '\t' << tree.retained_bytes[v] << '\t'
+            << tree.retained_objects[v] << '\t';
+        graph::NodeId idom = tree.idom[v];
+        if (idom == graph::kSuperRoot) {
+            out << "root";
+        } else if (idom != graph::kUnreached) {
+            std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(a.addresses[idom]));
+            out << id;
+        }  // left empty: not in the dominator tree (unreachable)
+        out << '\n';
     }
 }
 

@@ -1,7 +1,11 @@
 // Helpers shared by the tests: paths into data/, building HPROF byte arrays, loading files.
 #pragma once
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
 
 #include <cstdint>
 #include <filesystem>
@@ -51,5 +55,29 @@ struct ByteBuilder {
     }
     std::size_t size() const { return bytes.size(); }
 };
+
+// Runs the heapgraph binary with `args` (a shell fragment); stdout and stderr together.
+struct Run {
+    int code;
+    std::string out;  // stdout and stderr
+};
+
+inline Run run(const std::string& args) {
+    std::string command = std::string(HEAPGRAPH_CLI) + " " + args + " 2>&1";
+    Run result{0, {}};
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.out.append(buffer, n);
+    int status = pclose(pipe);
+    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
 
 }  // namespace heapgraph::test

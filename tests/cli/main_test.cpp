@@ -12,34 +12,9 @@
 
 #include "test_support.h"
 
-namespace {
-
-struct Run {
-    int code;
-    std::string out;  // stdout and stderr
-};
-
-Run run(const std::string& args) {
-    std::string command = std::string(HEAPGRAPH_CLI) + " " + args + " 2>&1";
-    Run result{0, {}};
-    FILE* pipe = popen(command.c_str(), "r");
-    char buffer[4096];
-    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.out.append(buffer, n);
-    int status = pclose(pipe);
-    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-}  // namespace
-
 using heapgraph::test::data_path;
+using heapgraph::test::run;
+using heapgraph::test::slurp;
 using heapgraph::test::temp_dir;
 
 TEST_CASE("cli: --version and --help exit 0; a bad option exits 1") {
@@ -54,7 +29,7 @@ TEST_CASE("cli: --version and --help exit 0; a bad option exits 1") {
 
 TEST_CASE("cli: analyze writes the v1 JSON report") {
     std::string json = temp_dir() + "/r.json";
-    Run r = run("analyze " + data_path("hprof/sun_jdk6_32bit.hprof") + " --json " + json);
+    heapgraph::test::Run r = run("analyze " + data_path("hprof/sun_jdk6_32bit.hprof") + " --json " + json);
     CHECK(r.code == 0);
     auto report = nlohmann::json::parse(slurp(json));
     CHECK(report["schema"] == "heapgraph-report/1");
@@ -82,7 +57,7 @@ TEST_CASE("cli: analyze writes the v1 JSON report") {
 
 TEST_CASE("cli: --json - writes to stdout and --objects-tsv lists every object") {
     std::string tsv = temp_dir() + "/objects.tsv";
-    Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json - --objects-tsv " + tsv);
+    heapgraph::test::Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json - --objects-tsv " + tsv);
     CHECK(r.code == 0);
     CHECK(r.out.find("\"schema\": \"heapgraph-report/1\"") != std::string::npos);
     std::istringstream lines(slurp(tsv));
@@ -101,16 +76,16 @@ TEST_CASE("cli: --json - writes to stdout and --objects-tsv lists every object")
 TEST_CASE("cli: exit codes name the problem in one line") {
     std::string dir = temp_dir();
     std::ofstream(dir + "/junk.bin") << "hello world";
-    Run junk = run("analyze " + dir + "/junk.bin");
+    heapgraph::test::Run junk = run("analyze " + dir + "/junk.bin");
     CHECK(junk.code == 2);
     CHECK(junk.out.find("first bytes: 68 65 6c 6c 6f") != std::string::npos);
-    Run missing = run("analyze " + dir + "/missing.hprof");
+    heapgraph::test::Run missing = run("analyze " + dir + "/missing.hprof");
     CHECK(missing.code == 2);
     std::ofstream(dir + "/x.txt") << "// Version: J9VM\n";
-    Run classic = run("analyze " + dir + "/x.txt");
+    heapgraph::test::Run classic = run("analyze " + dir + "/x.txt");
     CHECK(classic.code == 3);
     CHECK(classic.out == "heapgraph: " + dir + "/x.txt: IBM classic text heapdump is recognised but not supported yet\n");
-    Run index = run("analyze " + data_path("hprof/hprof-32.bin") + " --dump-index 1");
+    heapgraph::test::Run index = run("analyze " + data_path("hprof/hprof-32.bin") + " --dump-index 1");
     CHECK(index.code == 1);
     CHECK(index.out.find("holds 1 heap dump") != std::string::npos);
 }
@@ -121,20 +96,20 @@ TEST_CASE("cli: a malformed dump exits 2 and leaves an existing report untouched
     bytes.resize(150000);
     std::ofstream(dir + "/cut.hprof", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), 150000);
     std::ofstream(dir + "/old.json") << "{\"old\": true}\n";
-    Run r = run("analyze " + dir + "/cut.hprof --json " + dir + "/old.json");
+    heapgraph::test::Run r = run("analyze " + dir + "/cut.hprof --json " + dir + "/old.json");
     CHECK(r.code == 2);
     CHECK(r.out.find("cut.hprof @0x") != std::string::npos);
     CHECK(slurp(dir + "/old.json") == "{\"old\": true}\n");
 }
 
 TEST_CASE("cli: a report that cannot be written exits 4 and leaves no temporary file") {
-    Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json /nonexistent-dir/r.json");
+    heapgraph::test::Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json /nonexistent-dir/r.json");
     CHECK(r.code == 4);
     CHECK(r.out.find("/nonexistent-dir/r.json") != std::string::npos);
 }
 
 TEST_CASE("cli: writing a report to a device writes through it instead of replacing it") {
-    Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json /dev/null");
+    heapgraph::test::Run r = run("analyze " + data_path("hprof/hprof-32.bin") + " --json /dev/null");
     CHECK(r.code == 0);
     struct stat info {};
     REQUIRE(::stat("/dev/null", &info) == 0);

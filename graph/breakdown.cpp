@@ -1,0 +1,128 @@
+// Retained sizes broken down by group (class, class loader): a group's retained size is that
+// of all its members taken as one set, i.e. the sum over members that no other member
+// dominates. One depth-first walk of the dominator tree counts, per group, how many members
+// are open above the current node.
+#include <algorithm>
+
+#include "graph.h"
+
+namespace heapgraph::graph {
+
+namespace {
+
+constexpr std::uint32_t kNoGroup = 0xFFFFFFFFu;
+
+// Children lists of the dominator tree (CSR), in preorder; the super root's children apart.
+struct TreeChildren {
+    Csr csr;
+    std::vector<NodeId> top;
+};
+
+TreeChildren tree_children(const DominatorTree& tree) {
+    TreeChildren t;
+    const std::size_t n = tree.idom.size();
+    t.csr.offsets.assign(n + 1, 0);
+    for (NodeId v : tree.preorder)
+        if (tree.idom[v] == kSuperRoot) t.top.push_back(v);
+        else ++t.csr.offsets[tree.idom[v] + 1];
+    for (std::size_t i = 0; i < n; ++i) t.csr.offsets[i + 1] += t.csr.offsets[i];
+    t.csr.targets.resize(t.csr.offsets[n]);
+    std::vector<std::uint64_t> next(t.csr.offsets.begin(), t.csr.offsets.end() - 1);
+    for (NodeId v : tree.preorder)
+        if (tree.idom[v] != kSuperRoot) t.csr.targets[next[tree.idom[v]]++] = v;
+    return t;
+}
+
+template <typename GroupOf>
+std::vector<std::uint64_t> retained_by_group(const DominatorTree& tree, std::size_t groups, GroupOf group_of) {
+    std::vector<std::uint64_t> total(groups, 0);
+    std::vector<std::uint32_t> open(groups, 0);
+    TreeChildren t = tree_children(tree);
+    struct Frame {
+        NodeId v;
+        std::uint64_t next;
+    };
+    std::vector<Frame> stack;
+    auto enter = [&](NodeId v) {
+        std::uint32_t g = group_of(v);
+        if (g != kNoGroup && open[g]++ == 0) total[g] += tree.retained_bytes[v];
+        stack.push_back({v, t.csr.offsets[v]});
+    };
+    for (NodeId top : t.top) {
+        enter(top);
+        while (!stack.empty()) {
+            Frame& f = stack.back();
+            if (f.next == t.csr.offsets[f.v + 1]) {
+                std::uint32_t g = group_of(f.v);
+                if (g != kNoGroup) --open[g];
+                stack.pop_back();
+                continue;
+            }
+            enter(t.csr.targets[f.next++]);
+        }
+    }
+    return total;
+}
+
+}  // namespace
+
+std::vector<NodeId> top_dominators(const DominatorTree& tree, std::size_t limit) {
+    std::vector<NodeId> top;
+    for (NodeId v : tree.preorder)
+        if (tree.idom[v] == kSuperRoot) top.push_back(v);
+    std::sort(top.begin(), top.end(), [&](NodeId a, NodeId b) {
+        if (tree.retained_bytes[a] != tree.retained_bytes[b]) return tree.retained_bytes[a] > tree.retained_bytes[b];
+        return a < b;
+    });
+    if (top.size() > limit) top.resize(limit);
+    return top;
+}
+
+std::vector<std::uint32_t> child_counts(const DominatorTree& tree) {
+    std::vector<std::uint32_t> counts(tree.idom.size(), 0);
+    for (NodeId v : tree.preorder)
+        if (tree.idom[v] != kSuperRoot) ++counts[tree.idom[v]];
+    return counts;
+}
+
+std::vector<std::uint64_t> retained_bytes_by_class(const HeapGraph& graph, const Retained& retained) {
+    return retained_by_group(retained.tree, graph.classes.size(),
+                             [&](NodeId v) { return graph.class_index[v]; });
+}
+
+std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained& retained) {
+    // Group index per loader: the loader object, its classes and their instances.
+    std::vector<NodeId> loaders;
+    for (const ClassInfo& c : graph.classes)
+        if (c.node != kNoNode) loaders.push_back(c.loader);
+    std::sort(loaders.begin(), loaders.end());
+    loaders.erase(std::unique(loaders.begin(), loaders.end()), loaders.end());
+    auto loader_group = [&](NodeId loader) {
+        return static_cast<std::uint32_t>(std::lower_bound(loaders.begin(), loaders.end(), loader) - loaders.begin());
+    };
+    std::vector<std::uint32_t> group(graph.node_count(), kNoGroup);
+    std::vector<LoaderRow> rows(loaders.size());
+    for (std::size_t i = 0; i < loaders.size(); ++i) rows[i].loader = loaders[i];
+    for (const ClassInfo& c : graph.classes)
+        if (c.node != kNoNode) ++rows[loader_group(c.loader)].classes;
+    std::vector<std::uint32_t> class_group(graph.classes.size(), kNoGroup);
+    for (std::uint32_t i = 0; i < graph.classes.size(); ++i)
+        if (graph.classes[i].node != kNoNode) {
+            class_group[i] = loader_group(graph.classes[i].loader);
+            group[graph.classes[i].node] = class_group[i];
+        }
+    for (NodeId v = 0; v < graph.node_count(); ++v)
+        if (graph.kind[v] != NodeKind::class_object && group[v] == kNoGroup)
+            group[v] = class_group[graph.class_index[v]];
+    for (std::size_t i = 0; i < loaders.size(); ++i)
+        if (loaders[i] != kNoNode) group[loaders[i]] = static_cast<std::uint32_t>(i);  // the loader itself
+    auto totals = retained_by_group(retained.tree, loaders.size(), [&](NodeId v) { return group[v]; });
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i].retained_bytes = totals[i];
+    std::sort(rows.begin(), rows.end(), [](const LoaderRow& a, const LoaderRow& b) {
+        if (a.retained_bytes != b.retained_bytes) return a.retained_bytes > b.retained_bytes;
+        return a.loader < b.loader;
+    });
+    return rows;
+}
+
+}  // namespace heapgraph::graph
