@@ -33,8 +33,9 @@ TreeChildren tree_children(const DominatorTree& tree) {
     return t;
 }
 
-template <typename GroupOf>
-std::vector<std::uint64_t> retained_by_group(const DominatorTree& tree, std::size_t groups, GroupOf group_of) {
+// `groups_of(v, out)` writes up to two groups of node v into out and returns how many.
+template <typename GroupsOf>
+std::vector<std::uint64_t> retained_by_group(const DominatorTree& tree, std::size_t groups, GroupsOf groups_of) {
     std::vector<std::uint64_t> total(groups, 0);
     std::vector<std::uint32_t> open(groups, 0);
     TreeChildren t = tree_children(tree);
@@ -43,9 +44,10 @@ std::vector<std::uint64_t> retained_by_group(const DominatorTree& tree, std::siz
         std::uint64_t next;
     };
     std::vector<Frame> stack;
+    std::uint32_t member_of[2];
     auto enter = [&](NodeId v) {
-        std::uint32_t g = group_of(v);
-        if (g != kNoGroup && open[g]++ == 0) total[g] += tree.retained_bytes[v];
+        for (int i = 0, n = groups_of(v, member_of); i < n; ++i)
+            if (open[member_of[i]]++ == 0) total[member_of[i]] += tree.retained_bytes[v];
         stack.push_back({v, t.csr.offsets[v]});
     };
     for (NodeId top : t.top) {
@@ -53,8 +55,7 @@ std::vector<std::uint64_t> retained_by_group(const DominatorTree& tree, std::siz
         while (!stack.empty()) {
             Frame& f = stack.back();
             if (f.next == t.csr.offsets[f.v + 1]) {
-                std::uint32_t g = group_of(f.v);
-                if (g != kNoGroup) --open[g];
+                for (int i = 0, n = groups_of(f.v, member_of); i < n; ++i) --open[member_of[i]];
                 stack.pop_back();
                 continue;
             }
@@ -85,9 +86,18 @@ std::vector<std::uint32_t> child_counts(const DominatorTree& tree) {
     return counts;
 }
 
+// MAT's set for a class row: the class object and the class's instances. A class object is
+// also an instance of java.lang.Class, so it belongs to two rows.
 std::vector<std::uint64_t> retained_bytes_by_class(const HeapGraph& graph, const Retained& retained) {
-    return retained_by_group(retained.tree, graph.classes.size(),
-                             [&](NodeId v) { return graph.class_index[v]; });
+    std::vector<std::uint32_t> described(graph.node_count(), kNoGroup);
+    for (std::uint32_t c = 0; c < graph.classes.size(); ++c)
+        if (graph.classes[c].node != kNoNode) described[graph.classes[c].node] = c;
+    return retained_by_group(retained.tree, graph.classes.size(), [&](NodeId v, std::uint32_t* out) {
+        out[0] = graph.class_index[v];
+        if (described[v] == kNoGroup || described[v] == out[0]) return 1;
+        out[1] = described[v];
+        return 2;
+    });
 }
 
 std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained& retained) {
@@ -116,7 +126,10 @@ std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained
             group[v] = class_group[graph.class_index[v]];
     for (std::size_t i = 0; i < loaders.size(); ++i)
         if (loaders[i] != kNoNode) group[loaders[i]] = static_cast<std::uint32_t>(i);  // the loader itself
-    auto totals = retained_by_group(retained.tree, loaders.size(), [&](NodeId v) { return group[v]; });
+    auto totals = retained_by_group(retained.tree, loaders.size(), [&](NodeId v, std::uint32_t* out) {
+        out[0] = group[v];
+        return group[v] == kNoGroup ? 0 : 1;
+    });
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i].retained_bytes = totals[i];
     std::sort(rows.begin(), rows.end(), [](const LoaderRow& a, const LoaderRow& b) {
         if (a.retained_bytes != b.retained_bytes) return a.retained_bytes > b.retained_bytes;

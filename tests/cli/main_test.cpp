@@ -63,7 +63,7 @@ TEST_CASE("cli: --json - writes to stdout and --objects-tsv lists every object")
     std::istringstream lines(slurp(tsv));
     std::string line;
     std::getline(lines, line);
-    CHECK(line == "id\tkind\tclass\tshallow_bytes");
+    CHECK(line == "id\tkind\tclass\tshallow_bytes\tretained_bytes\tretained_objects\tidom");
     std::size_t rows = 0, classes = 0;
     while (std::getline(lines, line)) {
         ++rows;
