@@ -8,35 +8,79 @@ namespace heapgraph::graph {
 
 namespace {
 
-// MAT's GarbageCleaner.markUnreachableAsGCRoots, first step: unreachable objects that no
-// other unreachable object references. What those do not reach (unreachable cycles) gets,
-// in ascending node order, the first node of each remaining piece as a root, until all are
-// covered (MAT uses a heuristic over ten passes instead; docs/dominators.md).
-std::vector<NodeId> unreachable_roots(const HeapGraph& graph) {
-    const std::uint32_t n = graph.node_count();
-    std::vector<NodeId> chosen;
-    for (NodeId v = 0; v < n; ++v) {
-        if (graph.reachable[v]) continue;
-        bool referenced = false;
-        for (NodeId from : graph.in.of(v)) referenced |= from != v && !graph.reachable[from];
-        if (!referenced) chosen.push_back(v);
+// Eclipse MAT's GarbageCleaner.markUnreachableAsGCRoots, step by step (docs/dominators.md):
+//   1. inbound[v]: edges into v from unreachable objects other than v (saturating at 255);
+//   2. every unreachable object with no such edge becomes a root; mark what it reaches;
+//   3. ten passes over what is still unmarked, in ascending node order, with outbound[v] the
+//      edges from v to other unmarked objects (saturating): pass 0 takes an object in a
+//      two-cycle with no other entry; passes 1..8 take objects with outbound > 0, inbound > 1
+//      and outbound - inbound >= 8 - pass; pass 9 any object with outbound > 0. Each chosen
+//      root is marked from at once, so later candidates see it.
+class UnreachableRoots {
+public:
+    explicit UnreachableRoots(const HeapGraph& graph)
+        : graph_(graph), marked_(graph.reachable), inbound_(graph.node_count(), 0), outbound_(graph.node_count(), 0) {}
+
+    std::vector<NodeId> choose() {
+        const NodeId n = graph_.node_count();
+        for (NodeId v = 0; v < n; ++v)
+            if (!graph_.reachable[v])
+                for (NodeId w : graph_.out.of(v))
+                    if (w != v && inbound_[w] < 255) ++inbound_[w];
+        for (NodeId v = 0; v < n; ++v)
+            if (!graph_.reachable[v] && inbound_[v] == 0) chosen_.push_back(v);
+        for (NodeId v : chosen_) mark_from(v);
+        for (int pass = 0; pass < 10; ++pass) run_pass(pass);
+        return chosen_;
     }
-    std::vector<std::uint8_t> covered = mark_reachable(graph.out, chosen);
-    std::vector<NodeId> stack;
-    for (NodeId v = 0; v < n; ++v) {
-        if (graph.reachable[v] || covered[v]) continue;
-        chosen.push_back(v);
-        covered[v] = 1;
-        stack.push_back(v);
+
+private:
+    void run_pass(int pass) {
+        std::vector<NodeId> unmarked;
+        for (NodeId v = 0; v < graph_.node_count(); ++v)
+            if (!marked_[v]) unmarked.push_back(v);
+        for (NodeId v : unmarked) {
+            std::uint32_t count = 0;
+            for (NodeId w : graph_.out.of(v)) count += w != v && !marked_[w];
+            outbound_[v] = static_cast<std::uint8_t>(std::min<std::uint32_t>(count, 255));
+        }
+        for (NodeId v : unmarked)
+            if (!marked_[v] && selected(v, pass)) {
+                chosen_.push_back(v);
+                mark_from(v);
+            }
+    }
+
+    bool selected(NodeId v, int pass) const {
+        if (pass == 0) {
+            if (inbound_[v] != 1) return false;
+            for (NodeId w : graph_.out.of(v)) {
+                if (w == v || marked_[w] || inbound_[w] != 1) continue;
+                for (NodeId back : graph_.out.of(w))
+                    if (back == v) return true;
+            }
+            return false;
+        }
+        if (outbound_[v] == 0) return false;
+        return pass == 9 || (inbound_[v] > 1 && outbound_[v] - inbound_[v] >= 8 - pass);
+    }
+
+    void mark_from(NodeId start) {
+        std::vector<NodeId> stack{start};
+        marked_[start] = 1;
         while (!stack.empty()) {
             NodeId x = stack.back();
             stack.pop_back();
-            for (NodeId w : graph.out.of(x))
-                if (!covered[w]) covered[w] = 1, stack.push_back(w);
+            for (NodeId w : graph_.out.of(x))
+                if (!marked_[w]) marked_[w] = 1, stack.push_back(w);
         }
     }
-    return chosen;
-}
+
+    const HeapGraph& graph_;
+    std::vector<std::uint8_t> marked_;
+    std::vector<std::uint8_t> inbound_, outbound_;
+    std::vector<NodeId> chosen_;
+};
 
 }  // namespace
 
@@ -44,7 +88,7 @@ Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options
     Retained result;
     std::vector<NodeId> roots = graph.root_nodes;
     if (options.keep_unreachable) {
-        result.unreachable_roots = unreachable_roots(graph);
+        result.unreachable_roots = UnreachableRoots(graph).choose();
         roots.insert(roots.end(), result.unreachable_roots.begin(), result.unreachable_roots.end());
         std::sort(roots.begin(), roots.end());
     }
