@@ -1,0 +1,53 @@
+// Dominators + retained sizes on a heap-shaped graph (bench/heap_shape.h), vertices per
+// second, and the peak resident bytes per vertex while they run (VmHWM after resetting it
+// through /proc/self/clear_refs; the CSR is resident throughout and counts).
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <string>
+
+#include "heap_shape.h"
+
+namespace {
+
+std::uint64_t status_bytes(const char* key) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind(key, 0) == 0) return std::stoull(line.substr(std::string(key).size())) * 1024;
+    return 0;
+}
+
+std::uint64_t csr_bytes(const heapgraph::graph::Csr& csr) {
+    return csr.offsets.size() * sizeof(csr.offsets[0]) + csr.targets.size() * sizeof(csr.targets[0]);
+}
+
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+void dominators(benchmark::State& state) {
+    const auto vertices = static_cast<std::uint32_t>(state.range(0));
+    heapgraph::graph::HeapGraph g = heapgraph::graph::build_heap_graph(heapgraph::bench::heap_shaped(vertices));
+    std::uint64_t peak = 0, extra = 0;
+    for (auto _ : state) {
+        reset_peak_rss();
+        std::uint64_t before = status_bytes("VmRSS:");
+        auto tree = heapgraph::graph::compute_dominators(g.out, g.in, g.root_nodes, g.shallow_bytes);
+        benchmark::DoNotOptimize(tree.retained_bytes.data());
+        state.PauseTiming();
+        peak = std::max(peak, status_bytes("VmHWM:"));
+        extra = std::max(extra, status_bytes("VmHWM:") - before);
+        state.ResumeTiming();
+    }
+    // The budget counts the CSR (both directions) and what the dominator step adds at its
+    // peak; the process peak also holds the node attributes (kind, class, shallow size).
+    state.counters["csr_bytes/vertex"] = static_cast<double>(csr_bytes(g.out) + csr_bytes(g.in)) / vertices;
+    state.counters["dom_peak_bytes/vertex"] = static_cast<double>(extra) / vertices;
+    state.counters["vertices/s"] = benchmark::Counter(static_cast<double>(vertices) * state.iterations(),
+                                                      benchmark::Counter::kIsRate);
+    state.counters["edges"] = static_cast<double>(g.out.targets.size());
+    state.counters["process_peak_bytes/vertex"] = static_cast<double>(peak) / vertices;
+}
+
+}  // namespace
+
+BENCHMARK(dominators)->Arg(1'000'000)->Arg(20'000'000)->Unit(benchmark::kSecond)->UseRealTime();
