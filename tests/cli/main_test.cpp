@@ -115,3 +115,21 @@ TEST_CASE("cli: writing a report to a device writes through it instead of replac
     REQUIRE(::stat("/dev/null", &info) == 0);
     CHECK(S_ISCHR(info.st_mode));
 }
+
+TEST_CASE("cli: the report carries dominators, class loaders and retained columns") {
+    std::string dir = temp_dir();
+    heapgraph::test::Run r = run("analyze " + data_path("hprof/sun_jdk6_32bit.hprof") + " --top 5 --json " + dir +
+                                 "/d.json --objects-tsv " + dir + "/d.tsv");
+    REQUIRE(r.code == 0);
+    auto report = nlohmann::json::parse(slurp(dir + "/d.json"));
+    CHECK(report["summary"]["retained_bytes_total"] == report["summary"]["reachable_bytes"]);
+    const auto& top = report["dominators"];
+    REQUIRE(top.size() == 5);
+    for (std::size_t i = 1; i < top.size(); ++i) CHECK(top[i - 1]["retained_bytes"] >= top[i]["retained_bytes"]);
+    CHECK(report["class_loaders"][0]["id"] == "bootstrap");
+    for (const auto& row : report["histogram"]) CHECK(row["retained_bytes"] >= row["shallow_bytes"]);
+    // The DominatorTestData$R line: 24 bytes shallow, retains 224 bytes and 13 objects.
+    std::string tsv = slurp(dir + "/d.tsv");
+    CHECK(tsv.find("0x22e5cd28\tinstance\torg.eclipse.mat.tests.CreateSampleDump$DominatorTestData$R\t24\t224\t13\t0x22e5ac70\n") !=
+          std::string::npos);
+}
