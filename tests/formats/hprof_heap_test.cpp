@@ -685,18 +685,24 @@ TEST_CASE("fixture: PRIMITIVE ARRAY NODATA with an invalid element type is an er
     CHECK(error.record == "PRIMITIVE_ARRAY_NODATA");
 }
 
+// The fixed head of a CLASS DUMP with no super class, loader or signers, up to (not
+// including) the instance size: tag, class id 0x2000, serial, six ids.
+void class_dump_head(ByteBuilder& b) {
+    b.u1(0x20);    // CLASS DUMP
+    b.id(0x2000);  //   class object id
+    b.u4(0);       //   stack trace serial
+    b.id(0);       //   super class id
+    b.id(0);       //   class loader id
+    b.id(0);       //   signers id
+    b.id(0);       //   protection domain id
+    b.id(0);       //   reserved
+    b.id(0);       //   reserved
+}
+
 TEST_CASE("fixture: CLASS DUMP with an invalid static type is an error at the type byte") {
     ByteBuilder b;
     b.id_size = 8;
-    b.u1(0x20);      // CLASS DUMP, at 0
-    b.id(0x2000);    //   class object id
-    b.u4(0);         //   stack trace serial
-    b.id(0);         //   super class id
-    b.id(0);         //   class loader id
-    b.id(0);         //   signers id
-    b.id(0);         //   protection domain id
-    b.id(0);         //   reserved
-    b.id(0);         //   reserved
+    class_dump_head(b);  // CLASS DUMP of 0x2000 at 0: 1 + 7 ids + u4 serial bytes
     b.u4(0);         //   instance size
     b.u2(0);         //   constant pool entries
     b.u2(1);         //   statics: 1
@@ -712,15 +718,7 @@ TEST_CASE("fixture: CLASS DUMP with an invalid static type is an error at the ty
 TEST_CASE("fixture: CLASS DUMP with an invalid instance field type is an error at the type byte") {
     ByteBuilder b;
     b.id_size = 4;
-    b.u1(0x20);      // CLASS DUMP, at 0
-    b.id(0x2000);    //   class object id
-    b.u4(0);         //   stack trace serial
-    b.id(0);         //   super class id
-    b.id(0);         //   class loader id
-    b.id(0);         //   signers id
-    b.id(0);         //   protection domain id
-    b.id(0);         //   reserved
-    b.id(0);         //   reserved
+    class_dump_head(b);  // CLASS DUMP of 0x2000 at 0: 1 + 7 ids + u4 serial bytes
     b.u4(4);         //   instance size
     b.u2(0);         //   constant pool entries
     b.u2(0);         //   statics
