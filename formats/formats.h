@@ -44,12 +44,6 @@ public:
 
 std::string hex_offset(std::uint64_t offset);
 
-// ---- gzip ----------------------------------------------------------------------------
-// Inflates every member of a gzip file into one buffer (`max_bytes` bounds the output so a
-// hostile stream cannot exhaust memory). Returns the error's offset in the compressed file.
-std::variant<std::vector<std::uint8_t>, DecodeError> gunzip(Bytes compressed,
-                                                            std::uint64_t max_bytes);
-
 // ---- HPROF ---------------------------------------------------------------------------
 
 struct HprofHeader {
@@ -196,6 +190,9 @@ struct SizeModel {
 struct HprofContext {
     std::uint32_t id_size = 8;
     std::unordered_map<ObjectId, ClassLayout> layouts;  // by class id
+    // While the dump is still being scanned a class dump may lie ahead: then an instance of
+    // an unknown class stops the chunk (HeapRecords::deferred_on) instead of failing it.
+    bool defer_unknown_classes = false;
 };
 
 enum class ObjectKind : std::uint8_t { instance, object_array, primitive_array, class_object };
@@ -207,6 +204,7 @@ struct ObjectRecord {
     ObjectId class_id = 0;  // 0 for a primitive array (its class is found by element type)
     std::uint64_t length = 0;  // elements of an array
     std::uint64_t first_ref = 0;  // into HeapRecords::refs
+    std::uint64_t position = 0;   // of the sub-record in its chunk
     std::uint32_t ref_count = 0;
     ObjectKind kind = ObjectKind::instance;
     std::uint8_t element_type = 0;  // primitive arrays
@@ -222,7 +220,11 @@ struct HeapRecords {
     std::vector<RootRecord> roots;
     std::vector<ClassDump> classes;
     std::uint64_t counts[256] = {};  // sub-records by tag
+    ObjectId deferred_on = 0;  // see HprofContext::defer_unknown_classes
 };
+
+// Reads the CLASS DUMP sub-record at `pos` (its size already checked by sub_record_size).
+ClassDump read_class_dump_at(Bytes bytes, std::uint64_t pos, std::uint32_t id_size);
 
 // Scans the class dumps only (pass 1: layouts are needed before instances decode).
 std::variant<std::vector<ClassDump>, DecodeError> read_class_dumps(const HeapChunk& chunk,

@@ -232,6 +232,11 @@ std::variant<std::monostate, DecodeError> walk_chunk(const HeapChunk& chunk, std
 
 }  // namespace
 
+ClassDump read_class_dump_at(Bytes bytes, std::uint64_t pos, std::uint32_t id_size) {
+    ByteReader in(bytes, pos + 1);
+    return read_class_dump(in, id_size);
+}
+
 std::variant<std::vector<ClassDump>, DecodeError> read_class_dumps(const HeapChunk& chunk,
                                                                    std::uint32_t id_size) {
     std::vector<ClassDump> classes;
@@ -257,6 +262,7 @@ public:
         : chunk_(chunk), context_(context), id_(context.id_size) {}
 
     std::optional<DecodeError> operator()(std::uint8_t tag, std::uint64_t pos, std::uint64_t size) {
+        if (out.deferred_on) return std::nullopt;  // the chunk will be decoded again
         ++out.counts[tag];
         ByteReader in(chunk_.bytes, pos + 1);
         switch (tag) {
@@ -290,7 +296,13 @@ private:
         in.skip(4);
         object.class_id = in.u(id_);
         std::uint32_t length = in.u4();
+        object.position = pos;
         auto layout = context_.layouts.find(object.class_id);
+        bool usable = layout != context_.layouts.end() && layout->second.complete;
+        if (!usable && context_.defer_unknown_classes) {
+            out.deferred_on = object.class_id;
+            return std::nullopt;
+        }
         if (layout == context_.layouts.end())
             return sub_error(&chunk_, pos, 0x21, "object " + hex_offset(object.id) + " has class " +
                                                      hex_offset(object.class_id) + " with no CLASS_DUMP");
@@ -317,6 +329,7 @@ private:
 
     std::optional<DecodeError> read_object_array(ByteReader& in) {
         ObjectRecord object;
+        object.position = in.pos() - 1;
         object.kind = ObjectKind::object_array;
         object.id = in.u(id_);
         in.skip(4);
@@ -333,6 +346,7 @@ private:
 
     std::optional<DecodeError> read_primitive_array(ByteReader& in, std::uint64_t pos, bool has_data) {
         ObjectRecord object;
+        object.position = pos;
         object.kind = ObjectKind::primitive_array;
         object.id = in.u(id_);
         in.skip(4);

@@ -40,7 +40,8 @@ struct HeapInput {
     std::vector<std::uint32_t> class_index;  // into classes
     std::vector<std::uint64_t> shallow_bytes;
     std::vector<ClassInfo> classes;
-    std::vector<Edge> edges;
+    std::vector<Edge> edges;  // either an edge list ...
+    struct Csr* out = nullptr;  // ... or outgoing rows already built (moved from)
     std::vector<GcRoot> roots;
     std::vector<std::string> root_kind_names;
 };
@@ -69,7 +70,9 @@ struct HeapGraph {
 };
 
 // Builds both CSRs (count degrees, prefix sum, scatter, as gapbs does) and marks reachability.
+// Given outgoing rows, it only transposes them (in parallel; each incoming row sorted).
 HeapGraph build_heap_graph(HeapInput input);
+Csr transpose(const Csr& out);
 
 // Nodes reachable from `starts` along out-edges, as a 0/1 mark per node.
 std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts);

@@ -3,7 +3,10 @@
 // Scatter keeps edge-list order within a node, so the result does not depend on threads.
 #include "graph.h"
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
+#include <atomic>
 
 namespace heapgraph::graph {
 
@@ -56,11 +59,43 @@ std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId>
     return seen;
 }
 
+// Incoming rows from outgoing ones: count with atomics, prefix sum, scatter with atomic
+// cursors, then sort each row so the result does not depend on thread timing.
+Csr transpose(const Csr& out) {
+    const std::size_t n = out.offsets.size() - 1;
+    Csr in;
+    in.offsets.assign(n + 1, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const auto& r) {
+        for (std::size_t v = r.begin(); v < r.end(); ++v)
+            for (NodeId w : out.of(static_cast<NodeId>(v)))
+                std::atomic_ref<std::uint64_t>(in.offsets[w + 1]).fetch_add(1, std::memory_order_relaxed);
+    });
+    for (std::size_t v = 0; v < n; ++v) in.offsets[v + 1] += in.offsets[v];
+    in.targets.resize(out.targets.size());
+    std::vector<std::uint64_t> cursor(in.offsets.begin(), in.offsets.end() - 1);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const auto& r) {
+        for (std::size_t v = r.begin(); v < r.end(); ++v)
+            for (NodeId w : out.of(static_cast<NodeId>(v)))
+                in.targets[std::atomic_ref<std::uint64_t>(cursor[w]).fetch_add(1, std::memory_order_relaxed)] =
+                    static_cast<NodeId>(v);
+    });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const auto& r) {
+        for (std::size_t v = r.begin(); v < r.end(); ++v)
+            std::sort(in.targets.begin() + in.offsets[v], in.targets.begin() + in.offsets[v + 1]);
+    });
+    return in;
+}
+
 HeapGraph build_heap_graph(HeapInput input) {
     HeapGraph graph;
     std::uint32_t nodes = static_cast<std::uint32_t>(input.kind.size());
-    graph.out = make_csr(input.edges, nodes, true);
-    graph.in = make_csr(input.edges, nodes, false);
+    if (input.out) {
+        graph.out = std::move(*input.out);
+        graph.in = transpose(graph.out);
+    } else {
+        graph.out = make_csr(input.edges, nodes, true);
+        graph.in = make_csr(input.edges, nodes, false);
+    }
     input.edges = {};
     graph.kind = std::move(input.kind);
     graph.class_index = std::move(input.class_index);

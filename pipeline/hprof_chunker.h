@@ -1,9 +1,12 @@
-// Splits one heap dump (a HEAP DUMP record, or a run of HEAP DUMP SEGMENTs) into chunks of
-// whole sub-records, asking the decoder where each sub-record ends. A sub-record that
-// continues into the next segment (Android does this) is copied into a chunk of its own.
+// Cuts one heap dump (a HEAP DUMP record, or a run of HEAP DUMP SEGMENTs) into chunks of
+// whole sub-records, one chunk per call, asking the decoder where each sub-record ends
+// (a fast boundary scan: a few header bytes per sub-record). A sub-record that continues
+// into the next segment (Android does this) is copied into a chunk of its own. Class dumps
+// met on the way are read here, so decoders get layouts before the instances that need them.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -16,8 +19,31 @@ struct SegmentSpan {
     std::uint64_t length = 0;
 };
 
-std::variant<std::vector<HeapChunk>, DecodeError> split_heap_dump(
-    Bytes file, const std::vector<SegmentSpan>& segments, std::uint32_t id_size,
-    std::uint64_t target_chunk_bytes);
+class HeapChunker {
+public:
+    HeapChunker(Bytes file, std::vector<SegmentSpan> segments, std::uint32_t id_size,
+                std::uint64_t target_chunk_bytes);
+
+    // The next chunk, std::nullopt after the last one, or the first malformed sub-record.
+    std::variant<std::optional<HeapChunk>, DecodeError> next();
+
+    // Class dumps read so far, in file order; grows as chunks are cut.
+    const std::vector<ClassDump>& classes() const { return classes_; }
+    std::uint64_t total_bytes() const { return total_; }
+    std::uint64_t done_bytes() const { return done_; }
+
+private:
+    std::variant<std::optional<HeapChunk>, DecodeError> straddle(std::uint64_t pos);
+    void read_classes(Bytes bytes, std::uint64_t pos, std::uint64_t size, const HeapChunk* chunk);
+
+    Bytes file_;
+    std::vector<SegmentSpan> segments_;
+    std::uint32_t id_size_;
+    std::uint64_t target_;
+    std::size_t segment_ = 0;
+    std::uint64_t pos_ = 0;
+    std::uint64_t total_ = 0, done_ = 0;
+    std::vector<ClassDump> classes_;
+};
 
 }  // namespace heapgraph

@@ -1,32 +1,35 @@
-// Decoded HPROF records -> graph::HeapInput -> graph::HeapGraph.
-//   1. list every object and class dump, sort by address: node ids follow address order;
-//   2. choose the size model (compressed oops or not) and give every node its shallow size;
-//   3. build the class table (class dumps, then synthetic classes for primitive arrays or
-//      array classes the dump has no class dump for);
-//   4. map references to node ids and add the implicit edges (docs/heap-graph.md);
-//   5. map root records; with no sticky-class roots, bootstrap classes become roots (MAT).
+// Decoded HPROF blocks -> graph::HeapGraph, in passes over the blocks (parallel where the
+// writes are disjoint):
+//   1. index: every object and class address goes into the AddressIndex (node ids follow
+//      address order); an address dumped twice is an error;
+//   2. class table: one class per class dump (file order), then synthetic classes for
+//      primitive arrays and array classes the dump has no class dump for;
+//   3. nodes: kind, class and (for now) array length of every node, and its out-degree
+//      counting only references that resolve (dangling ones are counted, then skipped);
+//   4. size model: the candidate whose sizes match the most address gaps (docs/size-model.md);
+//      lengths become shallow sizes;
+//   5. roots: root records mapped to nodes; a thread's locals hang from its thread object
+//      (MAT); with no sticky-class roots, bootstrap classes become roots (MAT);
+//   6. edges: prefix sum of degrees, then scatter (implicit edges first, docs/heap-graph.md).
 #include "hprof_graph_builder.h"
 
-#include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <numeric>
 
 namespace heapgraph {
 
 namespace {
 
-using graph::NodeId;
 using graph::kNoNode;
+using graph::NodeId;
 
-constexpr std::uint32_t kClassChunk = 0xFFFFFFFFu;
-
-struct NodeSource {
-    ObjectId address;
-    std::uint32_t chunk;  // kClassChunk for class dumps
-    std::uint32_t index;  // into the chunk's objects, or into parts.classes
-};
+constexpr std::uint32_t kMissing = AddressIndex::kMissing;
 
 graph::NodeKind node_kind(ObjectKind kind) {
     switch (kind) {
@@ -38,66 +41,242 @@ graph::NodeKind node_kind(ObjectKind kind) {
     return graph::NodeKind::class_object;
 }
 
+// Runs `body(block_index)` over all blocks in parallel.
+template <typename Body>
+void for_each_block(std::size_t blocks, Body body) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const auto& r) {
+        for (std::size_t b = r.begin(); b < r.end(); ++b) body(b);
+    });
+}
+
 class Builder {
 public:
-    Builder(const HprofParts& parts, DumpInfo& info) : parts_(parts), info_(info) {
+    Builder(HprofParts& parts, DumpInfo& info, const LoadOptions& options)
+        : parts_(parts), info_(info), options_(options), index_(address_range()) {
         for (const ClassDump& c : parts.classes) by_id_.emplace(c.class_id, &c);
     }
 
     LoadedDump build() {
-        list_nodes();
-        choose_size_model();
+        index_addresses();
         make_class_table();
         fill_nodes();
-        add_edges();
+        choose_size_model();
         add_roots();
+        fill_edges();
         LoadedDump loaded;
         loaded.addresses = std::move(addresses_);
+        input_.out = &out_;
         loaded.graph = graph::build_heap_graph(std::move(input_));
         loaded.warnings = std::move(warnings_);
         return loaded;
     }
 
 private:
-    const ObjectRecord& object(const NodeSource& s) const { return parts_.records[s.chunk].objects[s.index]; }
-
-    void list_nodes() {
-        for (std::uint32_t i = 0; i < parts_.classes.size(); ++i)
-            sources_.push_back({parts_.classes[i].class_id, kClassChunk, i});
-        for (std::uint32_t c = 0; c < parts_.records.size(); ++c) {
-            const HeapRecords& records = parts_.records[c];
-            for (std::uint32_t i = 0; i < records.objects.size(); ++i)
-                sources_.push_back({records.objects[i].id, c, i});
+    AddressIndex::Range address_range() {
+        AddressIndex::Range range;
+        for (const EdgeBlock& block : parts_.blocks) {
+            range.merge(block.range);
             for (std::size_t tag = 0; tag < 256; ++tag)
-                if (records.counts[tag]) info_.sub_records[hprof_sub_tag_name(static_cast<std::uint8_t>(tag))] += records.counts[tag];
+                if (block.counts[tag]) info_.sub_records[hprof_sub_tag_name(static_cast<std::uint8_t>(tag))] += block.counts[tag];
         }
-        // Ties (one address written twice) keep the record that comes first in the file.
-        tbb::parallel_sort(sources_.begin(), sources_.end(), [](const NodeSource& a, const NodeSource& b) {
-            if (a.address != b.address) return a.address < b.address;
-            if (a.chunk != b.chunk) return a.chunk == kClassChunk || (b.chunk != kClassChunk && a.chunk < b.chunk);
-            return a.index < b.index;
-        });
-        std::size_t before = sources_.size();
-        sources_.erase(std::unique(sources_.begin(), sources_.end(),
-                                   [](const NodeSource& a, const NodeSource& b) { return a.address == b.address; }),
-                       sources_.end());
-        warn_if("duplicate_objects", before - sources_.size(),
-                "records for an address that was already dumped: the first record is kept");
-        addresses_.reserve(sources_.size());
-        for (const NodeSource& s : sources_) addresses_.push_back(s.address);
+        for (const ClassDump& c : parts_.classes) range.add(c.class_id);
+        return range;
     }
 
-    std::uint64_t object_bytes(const ObjectRecord& o, const SizeModel& model) const {
-        switch (o.kind) {
-            case ObjectKind::instance:
-                return instance_shallow_bytes(parts_.context.layouts.at(o.class_id), model,
-                                              model.packed_fields ? injected(o.class_id) : ClassLayout::Level{});
-            case ObjectKind::object_array:
-                return array_shallow_bytes(o.length, model.reference_bytes, model);
-            case ObjectKind::primitive_array:
-                return array_shallow_bytes(o.length, basic_type_size(o.element_type, 8), model);
-            case ObjectKind::class_object: break;
+    // ---- 1. index ------------------------------------------------------------------------
+
+    void index_addresses() {
+        std::mutex mutex;
+        std::vector<ObjectId> duplicates;
+        for_each_block(parts_.blocks.size(), [&](std::size_t b) {
+            BlockReader reader(parts_.blocks[b]);
+            BlockReader::Entry e;
+            while (reader.next(e)) {
+                if (!index_.insert(e.address)) {
+                    std::lock_guard lock(mutex);
+                    duplicates.push_back(e.address);
+                }
+                for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
+            }
+        });
+        for (const ClassDump& c : parts_.classes)
+            if (!index_.insert(c.class_id)) duplicates.push_back(c.class_id);
+        index_.finish();
+        if (!duplicates.empty() || index_.sparse_duplicates()) fail_on_duplicate(duplicates);
+        addresses_ = index_.addresses();
+    }
+
+    // Strict: one address dumped twice cannot be one object. Names the lowest such address
+    // and the offset of its second record, both independent of thread timing.
+    [[noreturn]] void fail_on_duplicate(std::vector<ObjectId> duplicates) {
+        std::map<ObjectId, int> seen;
+        if (duplicates.empty()) {  // sparse index: find them by counting
+            for (const EdgeBlock& block : parts_.blocks) {
+                BlockReader reader(block);
+                BlockReader::Entry e;
+                while (reader.next(e)) {
+                    if (++seen[e.address] == 2) duplicates.push_back(e.address);
+                    for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
+                }
+            }
+            seen.clear();
         }
+        ObjectId lowest = *std::min_element(duplicates.begin(), duplicates.end());
+        std::uint64_t offset = 0;
+        int times = 0;
+        for (const ClassDump& c : parts_.classes)
+            if (c.class_id == lowest && ++times == 2) offset = c.file_offset;
+        for (const EdgeBlock& block : parts_.blocks) {
+            BlockReader reader(block);
+            BlockReader::Entry e;
+            while (times < 2 && reader.next(e)) {
+                if (e.address == lowest && ++times == 2) offset = e.file_offset;
+                for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
+            }
+        }
+        throw DumpError(info_.path, {offset, "heap dump", "dumps object " + hex_offset(lowest) +
+                                                             " a second time: one address cannot hold two objects"});
+    }
+
+    NodeId node_of(ObjectId address) const {
+        if (address == 0) return kNoNode;
+        std::uint32_t node = index_.node_of(address);
+        return node == kMissing ? kNoNode : node;
+    }
+
+    // ---- 2. class table ------------------------------------------------------------------
+
+    std::string raw_class_name(ObjectId class_id) const {
+        auto name_id = parts_.class_name_ids.find(class_id);
+        if (name_id == parts_.class_name_ids.end()) return {};
+        auto text = parts_.strings.find(name_id->second);
+        return text == parts_.strings.end() ? std::string() : java_class_name(text->second);
+    }
+
+    std::string class_name(ObjectId class_id) {
+        std::string name = raw_class_name(class_id);
+        if (!name.empty()) return name;
+        ++unnamed_classes_;
+        return "<unnamed class " + hex_offset(class_id) + ">";
+    }
+
+    std::uint32_t add_class(std::string name, NodeId node) {
+        input_.classes.push_back({std::move(name), node, kNoNode});
+        return static_cast<std::uint32_t>(input_.classes.size() - 1);
+    }
+
+    std::uint32_t class_by_name(const std::string& name) {
+        auto found = by_name_.find(name);
+        return found != by_name_.end() ? found->second : (by_name_[name] = add_class(name, kNoNode));
+    }
+
+    void make_class_table() {
+        for (const ClassDump& c : parts_.classes) {
+            std::uint32_t index = add_class(class_name(c.class_id), node_of(c.class_id));
+            input_.classes[index].loader = node_of(c.loader_id);
+            by_name_.emplace(input_.classes[index].name, index);
+        }
+        class_of_classes_ = class_by_name("java.lang.Class");
+        for (std::uint8_t type = 4; type <= 11; ++type)
+            primitive_class_[type] = class_by_name(std::string(basic_type_java_name(static_cast<BasicType>(type))) + "[]");
+        std::vector<ObjectId> unknown;
+        for (const EdgeBlock& block : parts_.blocks)
+            unknown.insert(unknown.end(), block.unknown_classes.begin(), block.unknown_classes.end());
+        std::sort(unknown.begin(), unknown.end());
+        unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
+        for (ObjectId id : unknown) unknown_class_index_.emplace(id, add_class(class_name(id), kNoNode));
+        arrays_without_class_dump_ = unknown.size();
+    }
+
+    std::uint32_t class_of(const BlockReader::Entry& e) const {
+        if (e.kind == ObjectKind::primitive_array) return primitive_class_[e.element_type];
+        if (e.class_ordinal) return e.class_ordinal - 1;
+        return unknown_class_index_.at(e.raw_class_id);
+    }
+
+    // ---- 3. nodes ------------------------------------------------------------------------
+
+    void fill_nodes() {
+        const std::size_t n = index_.size();
+        input_.kind.assign(n, graph::NodeKind::instance);
+        input_.class_index.assign(n, 0);
+        input_.shallow_bytes.assign(n, 0);  // array lengths until the size model is known
+        out_.offsets.assign(n + 1, 0);      // degrees at offsets[v + 1] until the prefix sum
+        std::atomic<std::uint64_t> dangling = 0;
+        for_each_block(parts_.blocks.size(), [&](std::size_t b) { dangling += fill_block_nodes(parts_.blocks[b]); });
+        for (std::uint32_t i = 0; i < parts_.classes.size(); ++i) fill_class_node(i);
+        dangling_ = dangling;
+    }
+
+    std::uint64_t fill_block_nodes(const EdgeBlock& block) {
+        std::uint64_t dangling = 0;
+        BlockReader reader(block);
+        BlockReader::Entry e;
+        while (reader.next(e)) {
+            NodeId v = node_of(e.address);
+            input_.kind[v] = node_kind(e.kind);
+            input_.class_index[v] = class_of(e);
+            input_.shallow_bytes[v] = e.length;
+            std::uint64_t degree = input_.classes[input_.class_index[v]].node != kNoNode;
+            for (std::uint32_t r = 0; r < e.ref_count; ++r) {
+                bool found = node_of(reader.next_ref(e)) != kNoNode;
+                degree += found;
+                dangling += !found;
+            }
+            out_.offsets[v + 1] = degree;
+        }
+        return dangling;
+    }
+
+    // MAT's class edges: its type (java.lang.Class), super class, loader, object statics.
+    // Signers and protection domain are not edges by default in MAT either.
+    template <typename Visit>
+    void class_edges(const ClassDump& c, Visit visit) const {
+        visit(input_.classes[class_of_classes_].node);
+        visit(node_of(c.super_id));
+        visit(node_of(c.loader_id));
+        for (const StaticField& field : c.statics)
+            if (field.type == 2) visit(node_of(field.value));
+    }
+
+    void fill_class_node(std::uint32_t i) {
+        const ClassDump& c = parts_.classes[i];
+        NodeId v = node_of(c.class_id);
+        input_.kind[v] = graph::NodeKind::class_object;
+        input_.class_index[v] = class_of_classes_;
+        std::uint64_t degree = 0;
+        class_edges(c, [&](NodeId to) { degree += to != kNoNode; });
+        for (const StaticField& field : c.statics) dangling_statics_ += field.type == 2 && field.value && node_of(field.value) == kNoNode;
+        out_.offsets[v + 1] = degree;
+    }
+
+    // ---- 4. size model -------------------------------------------------------------------
+
+    std::vector<std::uint64_t> instance_sizes(const SizeModel& model) {
+        std::vector<std::uint64_t> sizes(input_.classes.size(), 0);
+        for (std::uint32_t i = 0; i < parts_.classes.size(); ++i) {
+            ObjectId id = parts_.classes[i].class_id;
+            ClassLayout layout = make_layout(by_id_, id, info_.id_size);
+            sizes[i] = instance_shallow_bytes(layout, model,
+                                              model.packed_fields ? injected(id) : ClassLayout::Level{});
+        }
+        return sizes;
+    }
+
+    std::uint64_t node_bytes(NodeId v, const SizeModel& model, const std::vector<std::uint64_t>& sizes) const {
+        switch (input_.kind[v]) {
+            case graph::NodeKind::instance: return sizes[input_.class_index[v]];
+            case graph::NodeKind::object_array: return array_shallow_bytes(input_.shallow_bytes[v], model.reference_bytes, model);
+            case graph::NodeKind::primitive_array:
+                return array_shallow_bytes(input_.shallow_bytes[v], element_bytes(input_.class_index[v]), model);
+            case graph::NodeKind::class_object: break;
+        }
+        return 0;
+    }
+
+    std::uint32_t element_bytes(std::uint32_t class_index) const {
+        for (std::uint8_t type = 4; type <= 11; ++type)
+            if (primitive_class_[type] == class_index) return basic_type_size(type, 8);
         return 0;
     }
 
@@ -124,25 +303,42 @@ private:
         }
         info_.compressed_oops = model_.compressed_oops;
         info_.size_model = describe(model_);
+        std::vector<std::uint64_t> sizes = instance_sizes(model_);
+        tbb::parallel_for(tbb::blocked_range<NodeId>(0, index_.size()), [&](const auto& r) {
+            for (NodeId v = r.begin(); v < r.end(); ++v) input_.shallow_bytes[v] = node_bytes(v, model_, sizes);
+        });
+        for (const ClassDump& c : parts_.classes) input_.shallow_bytes[node_of(c.class_id)] = class_shallow_bytes(c, model_);
     }
 
-    std::uint64_t gap_matches(const SizeModel& model) const {
-        std::uint64_t hits = 0;
-        for (std::size_t i = 0; i + 1 < sources_.size(); ++i) {
-            if (sources_[i].chunk == kClassChunk) continue;
-            std::uint64_t gap = sources_[i + 1].address - sources_[i].address;
-            hits += object_bytes(object(sources_[i]), model) == gap;
-        }
-        return hits;
+    std::uint64_t gap_matches(const SizeModel& model) {
+        std::vector<std::uint64_t> sizes = instance_sizes(model);
+        const NodeId n = index_.size();
+        return tbb::parallel_reduce(
+            tbb::blocked_range<NodeId>(0, n > 0 ? n - 1 : 0), std::uint64_t{0},
+            [&](const auto& r, std::uint64_t hits) {
+                for (NodeId v = r.begin(); v < r.end(); ++v)
+                    if (input_.kind[v] != graph::NodeKind::class_object)
+                        hits += node_bytes(v, model, sizes) == addresses_[v + 1] - addresses_[v];
+                return hits;
+            },
+            std::plus<>());
+    }
+
+    // The greatest common divisor of address gaps, kept within 8..256 (as MAT does): 16 for
+    // a VM run with -XX:ObjectAlignmentInBytes=16.
+    std::uint32_t object_alignment() const {
+        std::uint64_t gcd = 0;
+        for (std::size_t i = 0; i + 1 < addresses_.size() && (gcd == 0 || gcd > 8); ++i)
+            gcd = std::gcd(gcd, addresses_[i + 1] - addresses_[i]);
+        return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(gcd, 8, 256));
     }
 
     // HotSpot's injected fields of the class and its super classes (JDK 15+ models only:
     // older VMs had fewer, and the dumps we can check show none).
     ClassLayout::Level injected(ObjectId class_id) const {
-        auto cached = injected_.find(class_id);
-        if (cached != injected_.end()) return cached->second;
         ClassLayout::Level total;
-        for (ObjectId c = class_id; c != 0;) {
+        std::size_t depth = 0;
+        for (ObjectId c = class_id; c != 0 && depth++ <= by_id_.size();) {
             auto dump = by_id_.find(c);
             if (dump == by_id_.end()) break;
             ClassLayout::Level own = hotspot_injected_fields(raw_class_name(c));
@@ -150,135 +346,11 @@ private:
             total.references += own.references;
             c = dump->second->super_id;
         }
-        return injected_[class_id] = total;
+        return total;
     }
 
-    std::string raw_class_name(ObjectId class_id) const {
-        auto name_id = parts_.class_name_ids.find(class_id);
-        if (name_id == parts_.class_name_ids.end()) return {};
-        auto text = parts_.strings.find(name_id->second);
-        return text == parts_.strings.end() ? std::string() : java_class_name(text->second);
-    }
+    // ---- 5. roots ------------------------------------------------------------------------
 
-    // The greatest common divisor of address gaps, kept within 8..256 (as MAT does): 16 for
-    // a VM run with -XX:ObjectAlignmentInBytes=16.
-    std::uint32_t object_alignment() const {
-        std::uint64_t gcd = 0;
-        for (std::size_t i = 0; i + 1 < sources_.size() && (gcd == 0 || gcd > 8); ++i)
-            gcd = std::gcd(gcd, sources_[i + 1].address - sources_[i].address);
-        return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(gcd, 8, 256));
-    }
-
-    std::string class_name(ObjectId class_id) {
-        std::string name = raw_class_name(class_id);
-        if (!name.empty()) return name;
-        ++unnamed_classes_;
-        return "<unnamed class " + hex_offset(class_id) + ">";
-    }
-
-    std::uint32_t add_class(std::string name, NodeId node) {
-        input_.classes.push_back({std::move(name), node, kNoNode});
-        return static_cast<std::uint32_t>(input_.classes.size() - 1);
-    }
-
-    void make_class_table() {
-        for (NodeId v = 0; v < sources_.size(); ++v) {
-            if (sources_[v].chunk != kClassChunk) continue;
-            const ClassDump& c = parts_.classes[sources_[v].index];
-            std::uint32_t index = add_class(class_name(c.class_id), v);
-            class_index_.emplace(c.class_id, index);
-            by_name_.emplace(input_.classes[index].name, index);
-        }
-        for (auto& info : input_.classes) {
-            const ClassDump& c = parts_.classes[sources_[info.node].index];
-            info.loader = node_of(c.loader_id);
-        }
-        auto found = by_name_.find("java.lang.Class");
-        class_of_classes_ = found != by_name_.end() ? found->second
-                                                    : (by_name_["java.lang.Class"] = add_class("java.lang.Class", kNoNode));
-    }
-
-    std::uint32_t array_class(const ObjectRecord& o) {
-        if (o.kind == ObjectKind::primitive_array) {
-            std::string name = std::string(basic_type_java_name(static_cast<BasicType>(o.element_type))) + "[]";
-            auto found = by_name_.find(name);
-            if (found != by_name_.end()) return found->second;
-            return by_name_[name] = add_class(name, kNoNode);
-        }
-        auto found = class_index_.find(o.class_id);
-        if (found != class_index_.end()) return found->second;
-        ++arrays_without_class_dump_;
-        return class_index_[o.class_id] = add_class(class_name(o.class_id), kNoNode);
-    }
-
-    // Class objects count as instances of java.lang.Class, sized by their statics (MAT).
-    void fill_nodes() {
-        std::size_t n = sources_.size();
-        input_.kind.resize(n);
-        input_.class_index.resize(n);
-        input_.shallow_bytes.resize(n);
-        for (NodeId v = 0; v < n; ++v) {
-            if (sources_[v].chunk == kClassChunk) {
-                input_.kind[v] = graph::NodeKind::class_object;
-                input_.class_index[v] = class_of_classes_;
-                input_.shallow_bytes[v] = class_shallow_bytes(parts_.classes[sources_[v].index], model_);
-                continue;
-            }
-            const ObjectRecord& o = object(sources_[v]);
-            input_.kind[v] = node_kind(o.kind);
-            input_.shallow_bytes[v] = object_bytes(o, model_);
-            input_.class_index[v] = o.kind == ObjectKind::instance ? class_index_.at(o.class_id) : array_class(o);
-        }
-    }
-
-    NodeId node_of(ObjectId address) const {
-        if (address == 0) return kNoNode;
-        auto it = std::lower_bound(addresses_.begin(), addresses_.end(), address);
-        if (it == addresses_.end() || *it != address) return kNoNode;
-        return static_cast<NodeId>(it - addresses_.begin());
-    }
-
-    void edge_to(NodeId from, ObjectId address) {
-        if (address == 0) return;
-        NodeId to = node_of(address);
-        if (to == kNoNode) {
-            ++dangling_;
-            return;
-        }
-        input_.edges.push_back({from, to});
-    }
-
-    // MAT's class edges: its type (java.lang.Class), super class, loader, object statics.
-    // Signers and protection domain are not edges by default in MAT either.
-    void add_class_edges(NodeId v, const ClassDump& c) {
-        NodeId type = input_.classes[class_of_classes_].node;
-        if (type != kNoNode) input_.edges.push_back({v, type});
-        edge_to(v, c.super_id);
-        edge_to(v, c.loader_id);
-        for (const StaticField& field : c.statics)
-            if (field.type == 2) edge_to(v, field.value);
-    }
-
-    void add_edges() {
-        for (NodeId v = 0; v < sources_.size(); ++v) {
-            const NodeSource& s = sources_[v];
-            if (s.chunk == kClassChunk) {
-                add_class_edges(v, parts_.classes[s.index]);
-                continue;
-            }
-            const ObjectRecord& o = object(s);
-            NodeId class_node = input_.classes[input_.class_index[v]].node;
-            if (class_node != kNoNode) input_.edges.push_back({v, class_node});
-            const auto& refs = parts_.records[s.chunk].refs;
-            for (std::uint64_t r = o.first_ref; r < o.first_ref + o.ref_count; ++r) edge_to(v, refs[r]);
-        }
-        warn_if("dangling_references", dangling_,
-                "references to objects the dump does not contain were skipped: retained sizes may be low");
-    }
-
-    // A thread's locals (Java frame, JNI local, native stack, thread block) hang from its
-    // thread object, as in MAT: an edge thread -> object, and the root is not global. Kept
-    // in the root list for counting, marked non-global.
     static bool thread_local_kind(RootKind kind) {
         return kind == RootKind::java_frame || kind == RootKind::jni_local ||
                kind == RootKind::native_stack || kind == RootKind::thread_block;
@@ -288,14 +360,14 @@ private:
         for (std::size_t k = 0; k < static_cast<std::size_t>(RootKind::count_); ++k)
             input_.root_kind_names.emplace_back(root_kind_name(static_cast<RootKind>(k)));
         std::unordered_map<std::uint32_t, NodeId> threads;
-        for (const HeapRecords& records : parts_.records)
-            for (const RootRecord& root : records.roots)
+        for (const EdgeBlock& block : parts_.blocks)
+            for (const RootRecord& root : block.roots)
                 if (root.kind == RootKind::thread_object && node_of(root.id) != kNoNode)
                     threads.emplace(root.thread_serial, node_of(root.id));
         bool sticky = false;
         std::uint64_t missing = 0;
-        for (const HeapRecords& records : parts_.records)
-            for (const RootRecord& root : records.roots) {
+        for (const EdgeBlock& block : parts_.blocks)
+            for (const RootRecord& root : block.roots) {
                 sticky |= root.kind == RootKind::sticky_class;
                 NodeId node = node_of(root.id);
                 if (node == kNoNode) {
@@ -304,15 +376,15 @@ private:
                 }
                 auto thread = thread_local_kind(root.kind) ? threads.find(root.thread_serial) : threads.end();
                 bool global = thread == threads.end();
-                if (!global) input_.edges.push_back({thread->second, node});
+                if (!global) {
+                    thread_edges_.push_back({thread->second, node});
+                    ++out_.offsets[thread->second + 1];
+                }
                 input_.roots.push_back({node, static_cast<std::uint8_t>(root.kind), global});
             }
         if (!sticky) add_system_class_roots();
         warn_if("roots_to_missing_objects", missing,
                 "GC root records name objects the dump does not contain: they were skipped");
-        warn_if("unnamed_classes", unnamed_classes_, "classes with no LOAD CLASS name record");
-        warn_if("arrays_without_class_dump", arrays_without_class_dump_,
-                "object arrays whose array class has no CLASS DUMP: their class edge is missing");
     }
 
     // MAT: a dump without ROOT STICKY CLASS records treats bootstrap-loaded classes (not
@@ -328,29 +400,72 @@ private:
                 "the dump has no sticky-class roots: classes of the bootstrap loader were made roots, as MAT does");
     }
 
+    // ---- 6. edges ------------------------------------------------------------------------
+
+    void fill_edges() {
+        for (std::size_t v = 0; v + 1 < out_.offsets.size(); ++v) out_.offsets[v + 1] += out_.offsets[v];
+        out_.targets.assign(out_.offsets.back(), 0);
+        for_each_block(parts_.blocks.size(), [&](std::size_t b) { scatter_block(parts_.blocks[b]); });
+        for (const ClassDump& c : parts_.classes) {
+            std::uint64_t at = out_.offsets[node_of(c.class_id)];
+            class_edges(c, [&](NodeId to) {
+                if (to != kNoNode) out_.targets[at++] = to;
+            });
+        }
+        // A thread's locals go at the end of its row, in root-record order.
+        std::unordered_map<NodeId, std::uint64_t> count, taken;
+        for (const graph::Edge& e : thread_edges_) ++count[e.from];
+        for (const graph::Edge& e : thread_edges_)
+            out_.targets[out_.offsets[e.from + 1] - count[e.from] + taken[e.from]++] = e.to;
+        parts_.blocks = {};
+        warn_if("dangling_references", dangling_ + dangling_statics_,
+                "references to objects the dump does not contain were skipped: retained sizes may be low");
+        warn_if("unnamed_classes", unnamed_classes_, "classes with no LOAD CLASS name record");
+        warn_if("arrays_without_class_dump", arrays_without_class_dump_,
+                "array classes with no CLASS DUMP: their arrays have no class edge");
+    }
+
+    void scatter_block(const EdgeBlock& block) {
+        BlockReader reader(block);
+        BlockReader::Entry e;
+        while (reader.next(e)) {
+            NodeId v = node_of(e.address);
+            std::uint64_t at = out_.offsets[v];
+            NodeId class_node = input_.classes[input_.class_index[v]].node;
+            if (class_node != kNoNode) out_.targets[at++] = class_node;
+            for (std::uint32_t r = 0; r < e.ref_count; ++r) {
+                NodeId to = node_of(reader.next_ref(e));
+                if (to != kNoNode) out_.targets[at++] = to;
+            }
+        }
+    }
+
     void warn_if(std::string code, std::uint64_t count, std::string message) {
         if (count) warnings_.push_back({std::move(code), count, std::move(message)});
     }
 
-    const HprofParts& parts_;
+    HprofParts& parts_;
     DumpInfo& info_;
-    SizeModel model_;
-    std::vector<NodeSource> sources_;
+    const LoadOptions& options_;
+    AddressIndex index_;
+    std::unordered_map<ObjectId, const ClassDump*> by_id_;
     std::vector<ObjectId> addresses_;
     graph::HeapInput input_;
-    std::unordered_map<ObjectId, std::uint32_t> class_index_;
+    graph::Csr out_;
+    SizeModel model_;
     std::map<std::string, std::uint32_t> by_name_;
-    std::vector<Warning> warnings_;
-    std::unordered_map<ObjectId, const ClassDump*> by_id_;
-    mutable std::unordered_map<ObjectId, ClassLayout::Level> injected_;
+    std::unordered_map<ObjectId, std::uint32_t> unknown_class_index_;
+    std::uint32_t primitive_class_[12] = {};
     std::uint32_t class_of_classes_ = 0;
-    std::uint64_t dangling_ = 0, unnamed_classes_ = 0, arrays_without_class_dump_ = 0;
+    std::vector<graph::Edge> thread_edges_;
+    std::vector<Warning> warnings_;
+    std::uint64_t dangling_ = 0, dangling_statics_ = 0, unnamed_classes_ = 0, arrays_without_class_dump_ = 0;
 };
 
 }  // namespace
 
-LoadedDump build_hprof_graph(const HprofParts& parts, DumpInfo& info) {
-    return Builder(parts, info).build();
+LoadedDump build_hprof_graph(HprofParts& parts, DumpInfo& info, const LoadOptions& options) {
+    return Builder(parts, info, options).build();
 }
 
 }  // namespace heapgraph

@@ -1,11 +1,12 @@
-// Turns decoded HPROF records into the heap graph's input: dense node ids in address order,
-// shallow sizes from the size model, the class table, edges and GC roots.
+// Turns the decoded HPROF blocks into the heap graph: dense node ids in address order,
+// shallow sizes from the size model, the class table, the outgoing CSR and GC roots.
 #pragma once
 
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "edge_blocks.h"
 #include "formats.h"
 #include "pipeline.h"
 
@@ -14,12 +15,11 @@ namespace heapgraph {
 struct HprofParts {
     const std::unordered_map<ObjectId, std::string_view>& strings;
     const std::unordered_map<ObjectId, ObjectId>& class_name_ids;
-    std::vector<ClassDump> classes;
-    HprofContext context;
-    std::vector<HeapRecords> records;  // one per chunk, in file order
+    std::vector<ClassDump> classes;  // in file order: class ordinal i+1 is classes[i]
+    std::vector<EdgeBlock> blocks;   // in file order; freed once the CSR is built
 };
 
-// Also sets info.compressed_oops and info.sub_records.
-LoadedDump build_hprof_graph(const HprofParts& parts, DumpInfo& info);
+// Also sets info.compressed_oops, info.size_model and info.sub_records.
+LoadedDump build_hprof_graph(HprofParts& parts, DumpInfo& info, const LoadOptions& options);
 
 }  // namespace heapgraph

@@ -1,29 +1,31 @@
-// HPROF -> heap graph, in these steps:
-//   1. scan_top_level: frame every top-level record; keep strings and LOAD CLASS names;
-//      group HEAP DUMP / HEAP DUMP SEGMENT records into heap dumps.
-//   2. split_heap_dump: cut the chosen dump into chunks of whole sub-records.
-//   3. pass 1 (parallel): class dumps -> class layouts.
-//   4. pass 2 (parallel): objects, references and roots of every chunk.
-//   5. choose the size model (compressed oops) from the objects' address spacing.
-//   6. number the nodes in address order, map references and roots to node ids, add
-//      MAT's implicit edges (docs/heap-graph.md), and build the graph.
+// HPROF -> heap graph, in these stages:
+//   1. frame: walk the top-level records; keep strings and LOAD CLASS names; group HEAP
+//      DUMP / HEAP DUMP SEGMENT records into heap dumps.
+//   2. decode: one tbb::flow::graph. An input_node cuts the chosen dump into chunks of whole
+//      sub-records (reading class dumps on the way); a limiter_node bounds the chunks in
+//      flight; an unlimited function_node decodes each chunk into a compressed edge block;
+//      a sequencer_node restores file order; a serial node collects the blocks and drops the
+//      decoded pages of the file. Chunks that met a class not yet seen decode again at the end.
+//   3. graph: hprof_graph_builder.cpp turns the blocks into nodes, CSR and roots.
 #include "hprof_loader.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/parallel_sort.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 
+#include "edge_blocks.h"
 #include "hprof_chunker.h"
 #include "hprof_graph_builder.h"
 
 namespace heapgraph {
 
 namespace {
-
-constexpr std::uint64_t kChunkBytes = 8u << 20;
 
 struct TopLevel {
     HprofHeader header;
@@ -71,14 +73,12 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info) {
     for (std::uint64_t offset = top.header.records_offset; offset < file.size();) {
         RecordFrame frame = take(info, read_record_frame(file, offset));
         ++info.records[hprof_tag_name(frame.tag)];
+        Bytes body = file.subspan(frame.body_offset, frame.tag == 0x0C || frame.tag == 0x1C ? 0 : frame.body_length);
         if (frame.tag == 0x0C || frame.tag == 0x1C || frame.tag == 0x2C) {
-            if (frame.tag == 0x2C)
-                take(info, decode_top_record(frame, file.subspan(frame.body_offset, 0), top.header.id_size));
+            if (frame.tag == 0x2C) take(info, decode_top_record(frame, body, top.header.id_size));
             group_heap_record(top, frame, in_segments);
         } else {
-            keep_top_record(top, take(info, decode_top_record(
-                                                frame, file.subspan(frame.body_offset, frame.body_length),
-                                                top.header.id_size)));
+            keep_top_record(top, take(info, decode_top_record(frame, body, top.header.id_size)));
         }
         offset = frame.body_offset + frame.body_length;
     }
@@ -86,21 +86,155 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info) {
     return top;
 }
 
-template <typename Result, typename Decode>
-std::vector<Result> decode_chunks(const DumpInfo& info, const std::vector<HeapChunk>& chunks,
-                                  Decode decode) {
-    std::vector<std::variant<Result, DecodeError>> results(chunks.size());
-    tbb::parallel_for(std::size_t{0}, chunks.size(),
-                      [&](std::size_t i) { results[i] = decode(chunks[i]); });
-    std::vector<Result> out;
-    out.reserve(results.size());
-    for (auto& result : results) out.push_back(take(info, std::move(result)));
-    return out;
+// Layouts of every class whose super chain is complete, and class ordinals (1-based).
+std::shared_ptr<const ClassTable> make_class_table(const std::vector<ClassDump>& classes,
+                                                   std::uint32_t id_size, bool final) {
+    auto table = std::make_shared<ClassTable>();
+    table->context.id_size = id_size;
+    table->context.defer_unknown_classes = !final;
+    std::unordered_map<ObjectId, const ClassDump*> by_id;
+    for (std::uint32_t i = 0; i < classes.size(); ++i) {
+        by_id.emplace(classes[i].class_id, &classes[i]);
+        table->ordinal.emplace(classes[i].class_id, i + 1);
+    }
+    for (const ClassDump& c : classes)
+        table->context.layouts.emplace(c.class_id, make_layout(by_id, c.class_id, id_size));
+    return table;
 }
+
+// Drops the file pages of a decoded chunk: the mapping is read-only and file-backed, so a
+// later read faults them in again from the page cache. Keeps the peak RSS off the dump size.
+void release(const HeapChunk& chunk) {
+    if (!chunk.owned.empty() || chunk.bytes.empty()) return;
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(chunk.bytes.data()) + page - 1) / page * page;
+    std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(chunk.bytes.data()) + chunk.bytes.size()) / page * page;
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+struct ChunkTask {
+    std::uint64_t sequence = 0;
+    std::shared_ptr<HeapChunk> chunk;
+    std::shared_ptr<const ClassTable> classes;
+};
+
+struct BlockResult {
+    std::uint64_t sequence = 0;
+    std::shared_ptr<HeapChunk> chunk;
+    std::shared_ptr<std::variant<EdgeBlock, DecodeError>> block;
+};
+
+struct DecodedDump {
+    std::vector<ClassDump> classes;
+    std::vector<EdgeBlock> blocks;
+    std::vector<std::shared_ptr<HeapChunk>> deferred;  // parallel to blocks: set when deferred
+};
+
+class DecodeStage {
+public:
+    DecodeStage(Bytes file, const std::vector<SegmentSpan>& dump, const DumpInfo& info,
+                const LoadOptions& options, bool release_pages)
+        : chunker_(file, dump, info.id_size, options.chunk_bytes), info_(info), options_(options),
+          release_pages_(release_pages) {}
+
+    DecodedDump run() {
+        namespace flow = tbb::flow;
+        flow::graph g;
+        flow::input_node<ChunkTask> reader(g, [this](tbb::flow_control& control) { return cut(control); });
+        std::size_t in_flight = std::max<std::uint64_t>(2, options_.bytes_in_flight / options_.chunk_bytes);
+        flow::limiter_node<ChunkTask> limiter(g, in_flight);
+        flow::function_node<ChunkTask, BlockResult> decode(g, flow::unlimited, [](const ChunkTask& task) {
+            return BlockResult{task.sequence, task.chunk,
+                               std::make_shared<std::variant<EdgeBlock, DecodeError>>(
+                                   decode_to_block(*task.chunk, *task.classes))};
+        });
+        flow::sequencer_node<BlockResult> in_order(g, [](const BlockResult& r) { return r.sequence; });
+        flow::function_node<BlockResult, flow::continue_msg> collect(
+            g, flow::serial, [this](const BlockResult& r) { keep(r); return flow::continue_msg(); });
+        flow::make_edge(reader, limiter);
+        flow::make_edge(limiter, decode);
+        flow::make_edge(decode, in_order);
+        flow::make_edge(in_order, collect);
+        flow::make_edge(collect, limiter.decrementer());
+        reader.activate();
+        g.wait_for_all();
+        if (first_error_) fail(info_, *first_error_);
+        out_.classes = chunker_.classes();
+        redo_deferred();
+        return std::move(out_);
+    }
+
+private:
+    ChunkTask cut(tbb::flow_control& control) {
+        auto next = chunker_.next();
+        if (auto* error = std::get_if<DecodeError>(&next)) {
+            note_error(std::move(*error));
+            control.stop();
+            return {};
+        }
+        auto& chunk = std::get<std::optional<HeapChunk>>(next);
+        if (!chunk) {
+            control.stop();
+            return {};
+        }
+        if (chunker_.classes().size() != classes_in_table_ || !table_) {
+            table_ = make_class_table(chunker_.classes(), info_.id_size, false);
+            classes_in_table_ = chunker_.classes().size();
+        }
+        return ChunkTask{sequence_++, std::make_shared<HeapChunk>(std::move(*chunk)), table_};
+    }
+
+    void keep(const BlockResult& r) {
+        if (auto* error = std::get_if<DecodeError>(r.block.get())) {
+            note_error(std::move(*error));
+            out_.blocks.emplace_back();
+            out_.deferred.emplace_back();
+            return;
+        }
+        EdgeBlock& block = std::get<EdgeBlock>(*r.block);
+        out_.deferred.push_back(block.deferred_on ? r.chunk : nullptr);
+        out_.blocks.push_back(std::move(block));
+        if (release_pages_) release(*r.chunk);
+        if (options_.progress)
+            options_.progress({"decode", chunker_.done_bytes(), chunker_.total_bytes(), "B"});
+    }
+
+    // The error first in the file wins, whichever thread met it first.
+    void note_error(DecodeError error) {
+        std::lock_guard lock(error_mutex_);
+        if (!first_error_ || error.offset < first_error_->offset) first_error_ = std::move(error);
+    }
+
+    void redo_deferred() {
+        auto final_table = make_class_table(out_.classes, info_.id_size, true);
+        tbb::parallel_for(std::size_t{0}, out_.blocks.size(), [&](std::size_t i) {
+            if (!out_.deferred[i]) return;
+            auto redone = decode_to_block(*out_.deferred[i], *final_table);
+            if (auto* error = std::get_if<DecodeError>(&redone)) note_error(std::move(*error));
+            else out_.blocks[i] = std::move(std::get<EdgeBlock>(redone));
+        });
+        if (first_error_) fail(info_, *first_error_);
+        out_.deferred.clear();
+    }
+
+    HeapChunker chunker_;
+    const DumpInfo& info_;
+    const LoadOptions& options_;
+    bool release_pages_;
+    std::shared_ptr<const ClassTable> table_;
+    std::size_t classes_in_table_ = 0;
+    std::uint64_t sequence_ = 0;
+    DecodedDump out_;
+    std::mutex error_mutex_;
+    std::optional<DecodeError> first_error_;
+};
 
 }  // namespace
 
-LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options) {
+LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, bool release_pages) {
+    std::vector<StageTiming> timings;
+    StageClock clock(timings);
+    clock.start("frame");
     TopLevel top = scan_top_level(file, info);
     info.format_version = top.header.version;
     info.id_size = top.header.id_size;
@@ -113,27 +247,13 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options) {
         throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
                          " is out of range: the file holds " + std::to_string(top.dumps.size()) +
                          " heap dump(s), numbered from 0");
-    auto chunks = take(info, split_heap_dump(file, top.dumps[options.dump_index], info.id_size, kChunkBytes));
 
-    std::uint32_t id = info.id_size;
-    auto class_lists = decode_chunks<std::vector<ClassDump>>(
-        info, chunks, [id](const HeapChunk& chunk) { return read_class_dumps(chunk, id); });
-    std::vector<ClassDump> classes;
-    for (auto& list : class_lists)
-        for (auto& c : list) classes.push_back(std::move(c));
+    clock.start("decode");
+    DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages).run();
 
-    HprofContext context;
-    context.id_size = id;
-    std::unordered_map<ObjectId, const ClassDump*> by_id;
-    for (const ClassDump& c : classes) by_id.emplace(c.class_id, &c);
-    for (const ClassDump& c : classes) context.layouts.emplace(c.class_id, make_layout(by_id, c.class_id, id));
-
-    HprofParts parts{top.strings, top.class_name_ids, std::move(classes), std::move(context), {}};
-    parts.records = decode_chunks<HeapRecords>(
-        info, chunks, [&parts](const HeapChunk& chunk) { return decode_heap_chunk(chunk, parts.context); });
-    chunks.clear();
-
-    LoadedDump loaded = build_hprof_graph(parts, info);
+    clock.start("graph");
+    HprofParts parts{top.strings, top.class_name_ids, std::move(decoded.classes), std::move(decoded.blocks)};
+    LoadedDump loaded = build_hprof_graph(parts, info, options);
     if (top.unterminated_segment_runs)
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,
                                    "the last heap dump segment run has no HEAP DUMP END record: "
@@ -141,6 +261,8 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options) {
     if (top.stray_dump_ends)
         loaded.warnings.push_back({"stray_heap_dump_end", top.stray_dump_ends,
                                    "HEAP DUMP END records with no open segment run: ignored"});
+    clock.stop();
+    loaded.timings.insert(loaded.timings.begin(), timings.begin(), timings.end());
     loaded.info = std::move(info);
     return loaded;
 }

@@ -6,6 +6,7 @@
 namespace heapgraph {
 
 // `file` is the whole (inflated) HPROF; `info` arrives with path, format and bytes set.
-LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options);
+// `release_pages`: the bytes are a file mapping whose pages may be dropped once decoded.
+LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, bool release_pages);
 
 }  // namespace heapgraph

@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "gzip_input.h"
 #include "hprof_loader.h"
 #include "mapped_file.h"
 #include "pipeline.h"
@@ -26,25 +27,38 @@ std::string first_bytes(Bytes bytes) {
     return text + "\"";
 }
 
-LoadedDump load_bytes(Bytes bytes, DumpInfo info, const LoadOptions& options, bool inflated);
+// Where the bytes come from: a file mapping may drop decoded pages; memory may not.
+struct Source {
+    Bytes bytes;
+    bool inflated = false;       // the content of a gzip file
+    bool file_mapping = false;
+};
+
+LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options);
 
 LoadedDump load_gzip(Bytes compressed, DumpInfo info, const LoadOptions& options) {
-    auto inflated = gunzip(compressed, options.max_inflated_bytes);
-    if (auto* error = std::get_if<DecodeError>(&inflated)) throw DumpError(info.path, *error);
-    const auto& bytes = std::get<std::vector<std::uint8_t>>(inflated);
-    info.inflated_bytes = bytes.size();
-    return load_bytes(bytes, std::move(info), options, true);
+    std::vector<StageTiming> inflate_timing;
+    StageClock clock(inflate_timing);
+    clock.start("inflate");
+    InflatedFile inflated = inflate_to_temp_file(compressed, info.path, options);
+    clock.stop();
+    info.inflated_bytes = inflated.bytes().size();
+    info.gzip_members = inflated.members();
+    LoadedDump loaded = load_source({inflated.bytes(), true, true}, std::move(info), options);
+    loaded.timings.insert(loaded.timings.begin(), inflate_timing.begin(), inflate_timing.end());
+    return loaded;
 }
 
-LoadedDump load_bytes(Bytes bytes, DumpInfo info, const LoadOptions& options, bool inflated) {
-    if (bytes.empty()) throw DumpError(info.path, {0, "file", inflated ? "inflates to nothing" : "is empty"});
+LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options) {
+    Bytes bytes = source.bytes;
+    if (bytes.empty()) throw DumpError(info.path, {0, "file", source.inflated ? "inflates to nothing" : "is empty"});
     DumpFormat format = detect_format(bytes.first(std::min<std::size_t>(bytes.size(), 64)));
     switch (format) {
         case DumpFormat::hprof:
-            info.format = inflated ? "hprof-gz" : "hprof";
-            return load_hprof(bytes, std::move(info), options);
+            info.format = source.inflated ? "hprof-gz" : "hprof";
+            return load_hprof(bytes, std::move(info), options, source.file_mapping);
         case DumpFormat::gzip:
-            if (inflated) break;
+            if (source.inflated) break;
             return load_gzip(bytes, std::move(info), options);
         case DumpFormat::phd:
             throw UnsupportedFormat(info.path + ": IBM Portable Heap Dump (PHD) is recognised but not supported yet");
@@ -53,24 +67,27 @@ LoadedDump load_bytes(Bytes bytes, DumpInfo info, const LoadOptions& options, bo
         case DumpFormat::unknown:
             break;
     }
-    throw UnreadableDump(info.path + (inflated ? ": gzip content" : "") +
+    throw UnreadableDump(info.path + (source.inflated ? ": gzip content" : "") +
                          " is not a heap dump we recognise; first bytes: " + first_bytes(bytes));
+}
+
+LoadedDump run_in_arena(Source source, const std::string& name, const LoadOptions& options) {
+    DumpInfo info;
+    info.path = name;
+    info.bytes = source.bytes.size();
+    tbb::task_arena arena(options.threads ? static_cast<int>(options.threads) : tbb::task_arena::automatic);
+    return arena.execute([&] { return load_source(source, std::move(info), options); });
 }
 
 }  // namespace
 
 LoadedDump load_dump_bytes(Bytes bytes, const std::string& name, const LoadOptions& options) {
-    DumpInfo info;
-    info.path = name;
-    info.bytes = bytes.size();
-    tbb::task_arena arena(options.threads ? static_cast<int>(options.threads)
-                                          : tbb::task_arena::automatic);
-    return arena.execute([&] { return load_bytes(bytes, std::move(info), options, false); });
+    return run_in_arena({bytes, false, false}, name, options);
 }
 
 LoadedDump load_dump(const std::string& path, const LoadOptions& options) {
     MappedFile file(path);
-    return load_dump_bytes(file.bytes(), path, options);
+    return run_in_arena({file.bytes(), false, true}, path, options);
 }
 
 }  // namespace heapgraph

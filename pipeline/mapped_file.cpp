@@ -33,6 +33,17 @@ MappedFile::MappedFile(const std::string& path) {
     ::close(fd);
 }
 
+MappedFile::MappedFile(int fd, const std::string& name) {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) throw UnreadableDump(name + ": cannot stat: " + std::strerror(errno));
+    size_ = static_cast<std::size_t>(info.st_size);
+    if (size_ == 0) return;
+    void* map = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) throw UnreadableDump(name + ": cannot map: " + std::strerror(errno));
+    ::madvise(map, size_, MADV_SEQUENTIAL);
+    data_ = static_cast<const std::uint8_t*>(map);
+}
+
 MappedFile::~MappedFile() {
     if (data_) ::munmap(const_cast<std::uint8_t*>(data_), size_);
 }

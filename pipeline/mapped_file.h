@@ -10,6 +10,7 @@ namespace heapgraph {
 class MappedFile {
 public:
     explicit MappedFile(const std::string& path);  // throws UnreadableDump
+    MappedFile(int fd, const std::string& name);    // maps an open file; does not close fd
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;

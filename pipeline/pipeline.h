@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -14,11 +15,31 @@
 
 namespace heapgraph {
 
+// Progress of a stage: `done` of `total` units (bytes or items). Called from pipeline
+// threads, at most a few times a second per stage; the callee must be thread-safe.
+struct ProgressEvent {
+    const char* stage;
+    std::uint64_t done, total;
+    const char* unit;  // "B" or "objects"
+};
+
 struct LoadOptions {
     std::uint32_t dump_index = 0;
     unsigned threads = 0;  // 0: all the machine offers
+    std::uint64_t chunk_bytes = 4u << 20;       // heap dump chunk size
+    std::uint64_t bytes_in_flight = 64u << 20;  // decoded-but-not-collected bound
     std::uint64_t max_inflated_bytes = std::uint64_t{1} << 40;  // gzip bomb guard
+    std::string temp_dir;  // where gzip dumps inflate to (default: $TMPDIR, else /tmp)
+    std::function<void(const ProgressEvent&)> progress;
 };
+
+// Wall time and the process's peak resident memory at the end of each stage.
+struct StageTiming {
+    std::string stage;
+    double seconds = 0;
+    std::uint64_t peak_rss_bytes = 0;
+};
+std::uint64_t peak_rss_bytes();  // of this process so far
 
 struct DumpInfo {
     std::string path;
@@ -27,6 +48,7 @@ struct DumpInfo {
     std::uint32_t id_size = 0;
     std::uint64_t bytes = 0;     // of the file as given
     std::uint64_t inflated_bytes = 0;
+    std::uint64_t gzip_members = 0;
     std::uint32_t dumps_in_file = 0;
     std::uint32_t dump_index = 0;
     bool compressed_oops = false;
@@ -47,6 +69,21 @@ struct LoadedDump {
     graph::HeapGraph graph;
     std::vector<ObjectId> addresses;  // by node id, ascending
     std::vector<Warning> warnings;
+    std::vector<StageTiming> timings;
+};
+
+// Times stages: start() names the next stage and closes the previous one.
+class StageClock {
+public:
+    explicit StageClock(std::vector<StageTiming>& out) : out_(out) {}
+    ~StageClock() { stop(); }
+    void start(std::string stage);
+    void stop();
+
+private:
+    std::vector<StageTiming>& out_;
+    std::string stage_;
+    double started_ = 0;
 };
 
 // A format we recognise but do not read yet.

@@ -2,6 +2,7 @@
 // apart from the fields that describe the file itself.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -33,13 +34,8 @@ TEST_CASE("JSON reports are byte-identical for 1 and 2 threads") {
 
 TEST_CASE("a gzipped dump reports what its plain bytes report, file facts aside") {
     auto zipped = nlohmann::json::parse(report_for(test::data_path("samples/leakdemo-nocoops.hprof.gz"), 2));
-    std::vector<std::uint8_t> gz = test::read_file(test::data_path("samples/leakdemo-nocoops.hprof.gz"));
-    auto inflated = std::get<std::vector<std::uint8_t>>(gunzip(gz, std::uint64_t{1} << 32));
     std::string copy = test::temp_dir() + "/leakdemo-nocoops.hprof";
-    {
-        std::ofstream out(copy, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(inflated.data()), static_cast<std::streamsize>(inflated.size()));
-    }
+    REQUIRE(std::system(("gzip -dc " + test::data_path("samples/leakdemo-nocoops.hprof.gz") + " > " + copy).c_str()) == 0);
     auto unzipped = nlohmann::json::parse(report_for(copy, 1));
     CHECK(zipped["dump"]["inflated_bytes"] == unzipped["dump"]["bytes"]);
     for (auto* r : {&zipped, &unzipped})

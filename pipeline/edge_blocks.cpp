@@ -1,0 +1,114 @@
+#include "edge_blocks.h"
+
+#include <algorithm>
+
+namespace heapgraph {
+
+namespace {
+
+void put_varint(std::vector<std::uint8_t>& out, std::uint64_t value) {
+    while (value >= 0x80) {
+        out.push_back(static_cast<std::uint8_t>(value | 0x80));
+        value >>= 7;
+    }
+    out.push_back(static_cast<std::uint8_t>(value));
+}
+
+std::uint64_t zigzag(std::int64_t value) {
+    return (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);
+}
+
+std::int64_t unzigzag(std::uint64_t value) {
+    return static_cast<std::int64_t>(value >> 1) ^ -static_cast<std::int64_t>(value & 1);
+}
+
+void encode_object(EdgeBlock& block, const HeapRecords& records, const ObjectRecord& o,
+                   const ClassTable& classes, std::uint64_t& position, ObjectId& address) {
+    put_varint(block.stream, o.position - position);
+    position = o.position;
+    block.stream.push_back(static_cast<std::uint8_t>(o.kind));
+    put_varint(block.stream, zigzag(static_cast<std::int64_t>(o.id - address)));
+    address = o.id;
+    if (o.kind == ObjectKind::primitive_array) {
+        block.stream.push_back(o.element_type);
+    } else {
+        auto found = classes.ordinal.find(o.class_id);
+        put_varint(block.stream, found == classes.ordinal.end() ? 0 : found->second);
+        if (found == classes.ordinal.end()) put_varint(block.stream, o.class_id);
+    }
+    if (o.kind != ObjectKind::instance) put_varint(block.stream, o.length);
+    put_varint(block.stream, o.ref_count);
+    for (std::uint64_t r = o.first_ref; r < o.first_ref + o.ref_count; ++r)
+        put_varint(block.stream, zigzag(static_cast<std::int64_t>(records.refs[r] - o.id)));
+}
+
+}  // namespace
+
+std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, const ClassTable& classes) {
+    auto decoded = decode_heap_chunk(chunk, classes.context);
+    if (auto* error = std::get_if<DecodeError>(&decoded)) return std::move(*error);
+    const HeapRecords& records = std::get<HeapRecords>(decoded);
+    EdgeBlock block;
+    block.chunk_offset = chunk.file_offset(0);
+    if (records.deferred_on) {
+        block.deferred_on = records.deferred_on;
+        return block;
+    }
+    block.objects = records.objects.size();
+    block.refs = records.refs.size();
+    block.roots = records.roots;
+    std::copy(std::begin(records.counts), std::end(records.counts), block.counts.begin());
+    block.stream.reserve(records.objects.size() * 8 + records.refs.size() * 3);
+    std::uint64_t position = 0;
+    ObjectId address = 0;
+    for (const ObjectRecord& o : records.objects) {
+        encode_object(block, records, o, classes, position, address);
+        block.range.add(o.id);
+        if (o.kind == ObjectKind::object_array && !classes.ordinal.count(o.class_id))
+            block.unknown_classes.push_back(o.class_id);
+    }
+    std::sort(block.unknown_classes.begin(), block.unknown_classes.end());
+    block.unknown_classes.erase(std::unique(block.unknown_classes.begin(), block.unknown_classes.end()),
+                                block.unknown_classes.end());
+    block.stream.shrink_to_fit();
+    // Positions are chunk-relative; a chunk assembled from pieces maps them at read time,
+    // which only error messages need: store the first piece's offset.
+    return block;
+}
+
+std::uint64_t BlockReader::varint() {
+    std::uint64_t value = 0;
+    for (int shift = 0;; shift += 7) {
+        std::uint8_t byte = block_.stream[pos_++];
+        value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) return value;
+    }
+}
+
+bool BlockReader::next(Entry& e) {
+    if (pos_ >= block_.stream.size()) return false;
+    position_ += varint();
+    e.file_offset = block_.chunk_offset + position_;
+    e.kind = static_cast<ObjectKind>(block_.stream[pos_++]);
+    address_ += static_cast<std::uint64_t>(unzigzag(varint()));
+    e.address = address_;
+    e.class_ordinal = 0;
+    e.raw_class_id = 0;
+    e.element_type = 0;
+    e.length = 0;
+    if (e.kind == ObjectKind::primitive_array) {
+        e.element_type = block_.stream[pos_++];
+    } else {
+        e.class_ordinal = static_cast<std::uint32_t>(varint());
+        if (e.class_ordinal == 0) e.raw_class_id = varint();
+    }
+    if (e.kind != ObjectKind::instance) e.length = varint();
+    e.ref_count = static_cast<std::uint32_t>(varint());
+    return true;
+}
+
+ObjectId BlockReader::next_ref(const Entry& e) {
+    return e.address + static_cast<std::uint64_t>(unzigzag(varint()));
+}
+
+}  // namespace heapgraph
