@@ -6,8 +6,8 @@
 #  1. Generates (once) a heap with data/gen/BigHeap.java sized for a ~SIZE_MB dump, and takes
 #       WORKDIR/bigheap-<SIZE_MB>m.hprof      jcmd <pid> GC.heap_dump -all
 #       WORKDIR/bigheap-<SIZE_MB>m.hprof.gz   jcmd <pid> GC.heap_dump -all -gz=1 (multi-member gzip)
-#     plus the marker WORKDIR/bigheap-<SIZE_MB>m.done; when the marker matches (size and the
-#     byte counts of both dumps), generation is skipped on re-runs.
+#     plus the marker WORKDIR/bigheap-<SIZE_MB>m.done; when the marker matches (size, hash of
+#     BigHeap.java and the byte counts of both dumps), generation is skipped on re-runs.
 #  2. Runs `heapgraph analyze DUMP --json OUT --timings --progress=never --threads N` RUNS times
 #     on each dump under /usr/bin/time -v: wall, MB/s, peak RSS, RSS/dump ratio, median wall,
 #     and the "timings" object of the JSON report (if the binary writes one).
@@ -23,6 +23,8 @@
 #   BIGHEAP_JAVA_OPTS  JVM flags of the generator (default "-Xmx10g -XX:+UseParallelGC")
 #   PEER=0      skip the VisualVM peer;  PEER_DIR (default /work/shared/peers/visualvm)
 #   PEER_XMX (default 16g), PEER_SCRATCH (default WORKDIR/peer), PEER_OPTS: passed to run.sh
+#   PEER_TIMEOUT  seconds before the peer is stopped (default 0 = no limit). VisualVM's
+#               dominator phase is slow on this heap (~6 min for the 200 MB dump).
 #   REGEN=1     regenerate the dumps even if the marker matches
 set -euo pipefail
 
@@ -43,6 +45,7 @@ NAME=bigheap-${SIZE_MB}m
 PLAIN=$WORKDIR/$NAME.hprof
 GZ=$WORKDIR/$NAME.hprof.gz
 MARK=$WORKDIR/$NAME.done
+SRC_SHA=$(sha256sum "$REPO/data/gen/BigHeap.java" | cut -c1-16)
 
 hr() { printf '%s\n' "------------------------------------------------------------------------------"; }
 fsize() { stat -c %s "$1"; }
@@ -56,6 +59,7 @@ marker_get() { sed -n "s/^$1=//p" "$MARK" 2>/dev/null | head -1; }
 marker_ok() {
     [[ -f $MARK && -f $PLAIN && -f $GZ ]] || return 1
     [[ $(marker_get size_mb) == "$SIZE_MB" ]] || return 1
+    [[ $(marker_get src_sha256) == "$SRC_SHA" ]] || return 1
     [[ $(marker_get plain_bytes) == "$(fsize "$PLAIN")" ]] || return 1
     [[ $(marker_get gz_bytes) == "$(fsize "$GZ")" ]] || return 1
 }
@@ -97,6 +101,7 @@ generate() {
     JPID=
     {
         echo "size_mb=$SIZE_MB"
+        echo "src_sha256=$SRC_SHA"
         echo "plain_bytes=$(fsize "$PLAIN")"
         echo "gz_bytes=$(fsize "$GZ")"
         echo "build_s=$(secs "$t0" "$t1")"
@@ -134,7 +139,12 @@ if [[ -z ${HEAPGRAPH:-} ]]; then
     fi
 fi
 [[ -x $HEAPGRAPH ]] || { echo "heapgraph binary not found: $HEAPGRAPH" >&2; exit 1; }
-HEAPGRAPH=$(readlink -f "$HEAPGRAPH")
+HEAPGRAPH_SRC=$(readlink -f "$HEAPGRAPH")
+# Run a private copy: others may rebuild the binary in place while the benchmark runs.
+mkdir -p "$WORKDIR/bin"
+HEAPGRAPH=$WORKDIR/bin/heapgraph
+snapshot_hg() { cp -f "$HEAPGRAPH_SRC" "$HEAPGRAPH.tmp" && mv -f "$HEAPGRAPH.tmp" "$HEAPGRAPH"; }
+snapshot_hg
 
 # Flags under development: passed only if `analyze --help` lists them.
 WANT_FLAGS=(--timings --progress=never)
@@ -148,9 +158,9 @@ hg_flags() {
 }
 hg_flags
 hr
-echo "heapgraph: $HEAPGRAPH"
-echo "  flags: --threads $THREADS ${HG_FLAGS[*]:-}  (skipped: $(comm -23 <(printf '%s\n' "${WANT_FLAGS[@]}" | sort) \
-    <(printf '%s\n' "${HG_FLAGS[@]:-}" | sort) | tr '\n' ' '))"
+echo "heapgraph: $HEAPGRAPH_SRC (built $(date -r "$HEAPGRAPH_SRC" '+%F %T'), run from a copy in $WORKDIR/bin)"
+SKIPPED=$(comm -23 <(printf '%s\n' "${WANT_FLAGS[@]}" | sort) <(printf '%s\n' "${HG_FLAGS[@]:-}" | sort) | xargs)
+echo "  flags: --threads $THREADS ${HG_FLAGS[*]:-}${SKIPPED:+  (not supported by this binary: $SKIPPED)}"
 
 # timev FILE -> "wall_s max_rss_kb" from a /usr/bin/time -v report
 timev() {
@@ -185,8 +195,8 @@ run_hg() {
             if ((${#HG_FLAGS[@]})) && grep -qiE 'timings|progress|extra|not expected|unknown' "$log"; then
                 echo "  retrying without ${HG_FLAGS[*]}"; HG_FLAGS=()
             else
-                sleep 10      # binary may be being rebuilt by someone else
-                [[ -x $HEAPGRAPH ]] && hg_flags
+                sleep 10      # binary may be being rebuilt by someone else: take a fresh copy
+                if [[ -x $HEAPGRAPH_SRC ]] && snapshot_hg; then hg_flags; fi
             fi
         done
         [[ $rc == 0 ]] || { echo "  heapgraph failed $attempt times; see $log" >&2; return 1; }
@@ -237,9 +247,12 @@ elif [[ ! -x $PEER_DIR/run.sh ]]; then
     echo "VisualVM peer: skipped ($PEER_DIR/run.sh missing)"
 else
     PEER_OUT=$WORKDIR/peer-$NAME.json
-    echo "VisualVM 2.1.5 peer on the plain dump (PEER_XMX=${PEER_XMX:-16g}) ..."
-    if PEER_XMX=${PEER_XMX:-16g} PEER_SCRATCH=${PEER_SCRATCH:-$WORKDIR/peer} \
-        "$PEER_DIR/run.sh" "$PLAIN" "$PEER_OUT" 2>"$PEER_OUT.stderr"; then
+    PEER_SCR=${PEER_SCRATCH:-$WORKDIR/peer}
+    rm -f "$PEER_OUT"
+    echo "VisualVM 2.1.5 peer on the plain dump (PEER_XMX=${PEER_XMX:-16g}, PEER_TIMEOUT=${PEER_TIMEOUT:-0}) ..."
+    echo "  started $(date '+%F %T'); progress in $PEER_OUT.log"
+    if PEER_XMX=${PEER_XMX:-16g} PEER_SCRATCH=$PEER_SCR \
+        timeout "${PEER_TIMEOUT:-0}" "$PEER_DIR/run.sh" "$PLAIN" "$PEER_OUT" 2>"$PEER_OUT.stderr"; then
         python3 - "$PEER_OUT" "$PLAIN_B" "$HG_WALL" "$HG_RSS_KB" "$HG_JSON" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -249,7 +262,7 @@ try:
 except Exception:
     hs = {}
 tv = d.get("time_v", {})
-w, r = tv.get("wall_s"), tv.get("max_rss_kb")
+w, r = tv.get("wall_s") or float("nan"), tv.get("max_rss_kb") or 0
 M = 1048576
 print(f"  wall {w:.2f} s  {b / M / w:.1f} MB/s  peak RSS {r / 1024:.1f} MB  ({r * 1024 / b:.2f}x dump)")
 tm = d.get("times_ms", {})
@@ -262,8 +275,15 @@ print(f"  index files on disk: {d.get('cache_dir_bytes', 0) / M:.1f} MB")
 print(f"  VisualVM / heapgraph (plain, median wall, max RSS): wall {w / hw:.1f}x, peak RSS {r / hr:.2f}x")
 EOF
     else
-        echo "  VisualVM peer failed; see $PEER_OUT.stderr and $PEER_OUT.log"
-        tail -5 "$PEER_OUT.stderr" | sed 's/^/  /'
+        rc=$?
+        if [[ $rc == 124 ]]; then
+            echo "  VisualVM peer stopped after PEER_TIMEOUT=${PEER_TIMEOUT}s; last progress:"
+            # run.sh's EXIT trap may not have run: remove its scratch dirs (only under our default dir)
+            [[ -z ${PEER_SCRATCH:-} ]] && rm -rf "$PEER_SCR"/run.*
+        else
+            echo "  VisualVM peer failed (rc=$rc); see $PEER_OUT.stderr and $PEER_OUT.log"
+        fi
+        tail -5 "$PEER_OUT.log" "$PEER_OUT.stderr" 2>/dev/null | sed 's/^/  /'
     fi
 fi
 hr

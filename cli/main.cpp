@@ -2,7 +2,10 @@
 // code (README "Exit codes"). Everything else lives in the libraries.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <iostream>
+#include <memory>
 
 #include "pipeline.h"
 #include "reports.h"
@@ -12,10 +15,10 @@ namespace {
 enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed = 4 };
 
 struct AnalyzeArgs {
-    std::string dump, json = "-", objects_tsv;
+    std::string dump, json = "-", objects_tsv, progress = "auto";
     heapgraph::LoadOptions load;
     std::size_t top = 100;
-    bool keep_unreachable = false;
+    bool keep_unreachable = false, timings = false;
 };
 
 heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
@@ -23,9 +26,18 @@ heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
             i.dumps_in_file, i.dump_index, i.compressed_oops, i.size_model, i.records, i.sub_records};
 }
 
-int write_reports(const AnalyzeArgs& args, const heapgraph::LoadedDump& dump) {
+std::vector<heapgraph::reports::StageTime> stage_times(const std::vector<heapgraph::StageTiming>& timings) {
+    std::vector<heapgraph::reports::StageTime> out;
+    for (const auto& t : timings) out.push_back({t.stage, t.seconds, t.peak_rss_bytes});
+    return out;
+}
+
+int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
+    heapgraph::StageClock clock(dump.timings);
+    clock.start("dominators");
     heapgraph::graph::Retained retained =
         heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = args.keep_unreachable});
+    clock.start("report");
     heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, retained, dump.addresses, {},
                                           HEAPGRAPH_VERSION, args.top, args.keep_unreachable};
     for (const auto& w : dump.warnings) {
@@ -33,10 +45,20 @@ int write_reports(const AnalyzeArgs& args, const heapgraph::LoadedDump& dump) {
         std::cerr << "heapgraph: warning: " << w.count << " " << w.code << ": " << w.message << "\n";
     }
     try {
-        if (!args.json.empty())
-            heapgraph::reports::write_atomically(args.json, [&](std::ostream& out) { out << heapgraph::reports::json_report(analysis); });
         if (!args.objects_tsv.empty())
             heapgraph::reports::write_atomically(args.objects_tsv, [&](std::ostream& out) { heapgraph::reports::write_objects_tsv(analysis, out); });
+        std::string json;
+        if (!args.json.empty()) json = heapgraph::reports::json_report(analysis);
+        clock.stop();
+        if (args.timings) {
+            // The report's own stage ends before its timing can be known: it is measured up to
+            // here, which leaves out only the final write.
+            analysis.timings = stage_times(dump.timings);
+            heapgraph::reports::print_timings(analysis.timings, std::cerr);
+            if (!args.json.empty()) json = heapgraph::reports::json_report(analysis);
+        }
+        if (!args.json.empty())
+            heapgraph::reports::write_atomically(args.json, [&](std::ostream& out) { out << json; });
     } catch (const std::exception& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kOutputFailed;
@@ -44,9 +66,21 @@ int write_reports(const AnalyzeArgs& args, const heapgraph::LoadedDump& dump) {
     return kOk;
 }
 
-int analyze(const AnalyzeArgs& args) {
+// --progress: bars on stderr per stage; "auto" only when stderr is a terminal.
+void attach_progress(AnalyzeArgs& args, std::shared_ptr<heapgraph::reports::ProgressPrinter>& printer) {
+    bool show = args.progress == "always" || (args.progress == "auto" && ::isatty(STDERR_FILENO));
+    if (!show) return;
+    printer = std::make_shared<heapgraph::reports::ProgressPrinter>(std::cerr);
+    args.load.progress = [printer](const heapgraph::ProgressEvent& e) { printer->update(e.stage, e.done, e.total, e.unit); };
+}
+
+int analyze(AnalyzeArgs& args) {
+    std::shared_ptr<heapgraph::reports::ProgressPrinter> printer;
+    attach_progress(args, printer);
     try {
-        return write_reports(args, heapgraph::load_dump(args.dump, args.load));
+        heapgraph::LoadedDump dump = heapgraph::load_dump(args.dump, args.load);
+        if (printer) printer->finish();
+        return write_reports(args, dump);
     } catch (const heapgraph::BadRequest& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kUsage;
@@ -77,6 +111,10 @@ int main(int argc, char** argv) {
     analyze_cmd->add_option("--top", args.top, "Rows in the dominators table (default 100)");
     analyze_cmd->add_flag("--keep-unreachable", args.keep_unreachable,
                           "Keep unreachable objects in the dominator tree, as MAT's -keep_unreachable_objects");
+    analyze_cmd->add_option("--progress", args.progress, "Progress bars on stderr: auto (on a terminal), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    analyze_cmd->add_flag("--timings", args.timings, "Print per-stage wall time and peak RSS; add `timings` to the JSON");
+    analyze_cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

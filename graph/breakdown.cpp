@@ -12,33 +12,13 @@ namespace {
 
 constexpr std::uint32_t kNoGroup = 0xFFFFFFFFu;
 
-// Children lists of the dominator tree (CSR), in preorder; the super root's children apart.
-struct TreeChildren {
-    Csr csr;
-    std::vector<NodeId> top;
-};
-
-TreeChildren tree_children(const DominatorTree& tree) {
-    TreeChildren t;
-    const std::size_t n = tree.idom.size();
-    t.csr.offsets.assign(n + 1, 0);
-    for (NodeId v : tree.preorder)
-        if (tree.idom[v] == kSuperRoot) t.top.push_back(v);
-        else ++t.csr.offsets[tree.idom[v] + 1];
-    for (std::size_t i = 0; i < n; ++i) t.csr.offsets[i + 1] += t.csr.offsets[i];
-    t.csr.targets.resize(t.csr.offsets[n]);
-    std::vector<std::uint64_t> next(t.csr.offsets.begin(), t.csr.offsets.end() - 1);
-    for (NodeId v : tree.preorder)
-        if (tree.idom[v] != kSuperRoot) t.csr.targets[next[tree.idom[v]]++] = v;
-    return t;
-}
-
 // `groups_of(v, out)` writes up to two groups of node v into out and returns how many.
 template <typename GroupsOf>
-std::vector<std::uint64_t> retained_by_group(const DominatorTree& tree, std::size_t groups, GroupsOf groups_of) {
+std::vector<std::uint64_t> retained_by_group(const Retained& retained, std::size_t groups, GroupsOf groups_of) {
+    const DominatorTree& tree = retained.tree;
+    const Csr& children = retained.children;
     std::vector<std::uint64_t> total(groups, 0);
     std::vector<std::uint32_t> open(groups, 0);
-    TreeChildren t = tree_children(tree);
     struct Frame {
         NodeId v;
         std::uint64_t next;
@@ -48,18 +28,18 @@ std::vector<std::uint64_t> retained_by_group(const DominatorTree& tree, std::siz
     auto enter = [&](NodeId v) {
         for (int i = 0, n = groups_of(v, member_of); i < n; ++i)
             if (open[member_of[i]]++ == 0) total[member_of[i]] += tree.retained_bytes[v];
-        stack.push_back({v, t.csr.offsets[v]});
+        stack.push_back({v, children.offsets[v]});
     };
-    for (NodeId top : t.top) {
+    for (NodeId top : retained.top) {
         enter(top);
         while (!stack.empty()) {
             Frame& f = stack.back();
-            if (f.next == t.csr.offsets[f.v + 1]) {
+            if (f.next == children.offsets[f.v + 1]) {
                 for (int i = 0, n = groups_of(f.v, member_of); i < n; ++i) --open[member_of[i]];
                 stack.pop_back();
                 continue;
             }
-            enter(t.csr.targets[f.next++]);
+            enter(children.targets[f.next++]);
         }
     }
     return total;
@@ -92,7 +72,7 @@ std::vector<std::uint64_t> retained_bytes_by_class(const HeapGraph& graph, const
     std::vector<std::uint32_t> described(graph.node_count(), kNoGroup);
     for (std::uint32_t c = 0; c < graph.classes.size(); ++c)
         if (graph.classes[c].node != kNoNode) described[graph.classes[c].node] = c;
-    return retained_by_group(retained.tree, graph.classes.size(), [&](NodeId v, std::uint32_t* out) {
+    return retained_by_group(retained, graph.classes.size(), [&](NodeId v, std::uint32_t* out) {
         out[0] = graph.class_index[v];
         if (described[v] == kNoGroup || described[v] == out[0]) return 1;
         out[1] = described[v];
@@ -126,7 +106,7 @@ std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained
             group[v] = class_group[graph.class_index[v]];
     for (std::size_t i = 0; i < loaders.size(); ++i)
         if (loaders[i] != kNoNode) group[loaders[i]] = static_cast<std::uint32_t>(i);  // the loader itself
-    auto totals = retained_by_group(retained.tree, loaders.size(), [&](NodeId v, std::uint32_t* out) {
+    auto totals = retained_by_group(retained, loaders.size(), [&](NodeId v, std::uint32_t* out) {
         out[0] = group[v];
         return group[v] == kNoGroup ? 0 : 1;
     });

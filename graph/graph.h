@@ -141,6 +141,8 @@ namespace heapgraph::graph {
 
 struct Retained {
     DominatorTree tree;
+    Csr children;                           // the dominator tree's child lists
+    std::vector<NodeId> top;                // the super root's children, in preorder
     std::vector<NodeId> unreachable_roots;  // with keep_unreachable: the extra roots chosen
     std::vector<std::uint8_t> in_tree;      // 1 when the node is in the dominator tree
 };

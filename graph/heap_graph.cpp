@@ -4,6 +4,7 @@
 #include "graph.h"
 
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -59,29 +60,29 @@ std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId>
     return seen;
 }
 
-// Incoming rows from outgoing ones: count with atomics, prefix sum, scatter with atomic
-// cursors, then sort each row so the result does not depend on thread timing.
+// Incoming rows from outgoing ones. Each worker owns a range of targets and scans every
+// edge, sources ascending: no atomics, and every incoming row comes out sorted by source,
+// the same for any number of workers.
 Csr transpose(const Csr& out) {
     const std::size_t n = out.offsets.size() - 1;
+    const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(
+        static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()), n / 65536 + 1));
+    auto owner_range = [&](std::size_t p) { return std::pair<NodeId, NodeId>(n * p / parts, n * (p + 1) / parts); };
     Csr in;
     in.offsets.assign(n + 1, 0);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const auto& r) {
-        for (std::size_t v = r.begin(); v < r.end(); ++v)
-            for (NodeId w : out.of(static_cast<NodeId>(v)))
-                std::atomic_ref<std::uint64_t>(in.offsets[w + 1]).fetch_add(1, std::memory_order_relaxed);
+    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
+        auto [lo, hi] = owner_range(p);
+        for (NodeId w : out.targets)
+            if (w >= lo && w < hi) ++in.offsets[w + 1];
     });
     for (std::size_t v = 0; v < n; ++v) in.offsets[v + 1] += in.offsets[v];
     in.targets.resize(out.targets.size());
     std::vector<std::uint64_t> cursor(in.offsets.begin(), in.offsets.end() - 1);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const auto& r) {
-        for (std::size_t v = r.begin(); v < r.end(); ++v)
-            for (NodeId w : out.of(static_cast<NodeId>(v)))
-                in.targets[std::atomic_ref<std::uint64_t>(cursor[w]).fetch_add(1, std::memory_order_relaxed)] =
-                    static_cast<NodeId>(v);
-    });
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const auto& r) {
-        for (std::size_t v = r.begin(); v < r.end(); ++v)
-            std::sort(in.targets.begin() + in.offsets[v], in.targets.begin() + in.offsets[v + 1]);
+    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
+        auto [lo, hi] = owner_range(p);
+        for (NodeId v = 0; v < n; ++v)
+            for (NodeId w : out.of(v))
+                if (w >= lo && w < hi) in.targets[cursor[w]++] = v;
     });
     return in;
 }

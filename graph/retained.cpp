@@ -82,6 +82,21 @@ private:
     std::vector<NodeId> chosen_;
 };
 
+// Child lists of the dominator tree, each in preorder (count, prefix sum, scatter).
+void make_children(Retained& r) {
+    const std::size_t n = r.tree.idom.size();
+    Csr& c = r.children;
+    c.offsets.assign(n + 1, 0);
+    for (NodeId v : r.tree.preorder)
+        if (r.tree.idom[v] == kSuperRoot) r.top.push_back(v);
+        else ++c.offsets[r.tree.idom[v] + 1];
+    for (std::size_t i = 0; i < n; ++i) c.offsets[i + 1] += c.offsets[i];
+    c.targets.resize(c.offsets[n]);
+    std::vector<std::uint64_t> next(c.offsets.begin(), c.offsets.end() - 1);
+    for (NodeId v : r.tree.preorder)
+        if (r.tree.idom[v] != kSuperRoot) c.targets[next[r.tree.idom[v]]++] = v;
+}
+
 }  // namespace
 
 Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options) {
@@ -95,6 +110,7 @@ Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options
     result.tree = compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes);
     result.in_tree.assign(graph.node_count(), 0);
     for (NodeId v : result.tree.preorder) result.in_tree[v] = 1;
+    make_children(result);
     return result;
 }
 

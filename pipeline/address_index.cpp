@@ -16,8 +16,11 @@ std::mutex sparse_mutex;  // guards sorted_ appends in the sparse case (rare, sm
 
 }  // namespace
 
+// `step` keeps the OR of all differences from the first address: its lowest set bit is the
+// largest power of two dividing every gap (a valid step, and far cheaper than a GCD).
 void AddressIndex::Range::add(std::uint64_t address) {
-    if (count && address != min) step = std::gcd(step, address > min ? address - min : min - address);
+    if (count) step |= address ^ first;
+    else first = address;
     min = std::min(min, address);
     max = std::max(max, address);
     ++count;
@@ -29,7 +32,7 @@ void AddressIndex::Range::merge(const Range& other) {
         *this = other;
         return;
     }
-    step = std::gcd(std::gcd(step, other.step), other.min > min ? other.min - min : min - other.min);
+    step |= other.step | (other.first ^ first);
     min = std::min(min, other.min);
     max = std::max(max, other.max);
     count += other.count;
@@ -38,15 +41,28 @@ void AddressIndex::Range::merge(const Range& other) {
 AddressIndex::AddressIndex(const Range& range) {
     if (range.count == 0) return;
     min_ = range.min;
-    step_ = std::max<std::uint64_t>(range.step, 1);
-    std::uint64_t slots = (range.max - range.min) / step_ + 1;
-    // Dense when the bitmap costs at most ~2 bytes per object (16 bits of slots each).
-    dense_ = slots / 16 <= range.count + (1u << 20);
+    step_ = range.step ? std::uint64_t{1} << std::countr_zero(range.step) : 1;
+    std::uint64_t pages = ((range.max - range.min) / step_ >> kPageBits) + 1;
+    dense_ = pages <= (std::uint64_t{1} << 24);  // a page table of at most 128 MB
     if (dense_) {
-        bits_.assign(slots / 64 + 1, 0);
+        table_ = std::vector<std::atomic<Page*>>(pages);
     } else {
         sorted_.reserve(range.count);
     }
+}
+
+AddressIndex::~AddressIndex() {
+    for (auto& entry : table_)
+        if (Page* page = entry.load(); page && owned_.empty()) delete page;
+}
+
+// Pages appear the first time an address falls in them; racing threads agree through CAS.
+AddressIndex::Page* AddressIndex::page_for_insert(std::uint64_t page) {
+    Page* existing = table_[page].load(std::memory_order_acquire);
+    if (existing) return existing;
+    auto fresh = std::make_unique<Page>();
+    if (table_[page].compare_exchange_strong(existing, fresh.get(), std::memory_order_acq_rel)) return fresh.release();
+    return existing;
 }
 
 bool AddressIndex::insert(std::uint64_t address) {
@@ -56,8 +72,10 @@ bool AddressIndex::insert(std::uint64_t address) {
         return true;
     }
     std::uint64_t slot = (address - min_) / step_;
-    std::uint64_t mask = std::uint64_t{1} << (slot % 64);
-    std::uint64_t old = std::atomic_ref<std::uint64_t>(bits_[slot / 64]).fetch_or(mask, std::memory_order_relaxed);
+    Page* page = page_for_insert(slot >> kPageBits);
+    std::uint64_t in_page = slot & ((std::uint64_t{1} << kPageBits) - 1);
+    std::uint64_t mask = std::uint64_t{1} << (in_page % 64);
+    std::uint64_t old = std::atomic_ref<std::uint64_t>(page->bits[in_page / 64]).fetch_or(mask, std::memory_order_relaxed);
     return !(old & mask);
 }
 
@@ -70,11 +88,19 @@ void AddressIndex::finish() {
         count_ = static_cast<std::uint32_t>(sorted_.size());
         return;
     }
-    rank_.resize(bits_.size());
     std::uint32_t total = 0;
-    for (std::size_t w = 0; w < bits_.size(); ++w) {
-        rank_[w] = total;
-        total += static_cast<std::uint32_t>(std::popcount(bits_[w]));
+    for (auto& entry : table_) {
+        Page* page = entry.load();
+        if (!page) continue;
+        owned_.emplace_back(page);
+        page->base = total;
+        std::uint16_t in_page = 0;
+        for (std::uint64_t w = 0; w < kWordsPerPage; ++w) {
+            page->word_rank[w] = in_page;
+            in_page = static_cast<std::uint16_t>(in_page + std::popcount(page->bits[w]));
+        }
+        total += std::accumulate(std::begin(page->bits), std::end(page->bits), 0u,
+                                 [](std::uint32_t t, std::uint64_t word) { return t + std::popcount(word); });
     }
     count_ = total;
 }
@@ -86,20 +112,30 @@ std::uint32_t AddressIndex::node_of(std::uint64_t address) const {
     }
     if (address < min_ || (address - min_) % step_) return kMissing;
     std::uint64_t slot = (address - min_) / step_;
-    if (slot / 64 >= bits_.size()) return kMissing;
-    std::uint64_t word = bits_[slot / 64];
-    std::uint64_t bit = std::uint64_t{1} << (slot % 64);
+    std::uint64_t page_number = slot >> kPageBits;
+    if (page_number >= table_.size()) return kMissing;
+    const Page* page = table_[page_number].load(std::memory_order_relaxed);
+    if (!page) return kMissing;
+    std::uint64_t in_page = slot & ((std::uint64_t{1} << kPageBits) - 1);
+    std::uint64_t word = page->bits[in_page / 64];
+    std::uint64_t bit = std::uint64_t{1} << (in_page % 64);
     if (!(word & bit)) return kMissing;
-    return rank_[slot / 64] + static_cast<std::uint32_t>(std::popcount(word & (bit - 1)));
+    return page->base + page->word_rank[in_page / 64] + static_cast<std::uint32_t>(std::popcount(word & (bit - 1)));
 }
 
 std::vector<std::uint64_t> AddressIndex::addresses() const {
     if (!dense_) return sorted_;
     std::vector<std::uint64_t> out;
     out.reserve(count_);
-    for (std::size_t w = 0; w < bits_.size(); ++w)
-        for (std::uint64_t word = bits_[w]; word; word &= word - 1)
-            out.push_back(min_ + (w * 64 + static_cast<std::uint64_t>(std::countr_zero(word))) * step_);
+    for (std::uint64_t p = 0; p < table_.size(); ++p) {
+        const Page* page = table_[p].load();
+        if (!page) continue;
+        for (std::uint64_t w = 0; w < kWordsPerPage; ++w)
+            for (std::uint64_t word = page->bits[w]; word; word &= word - 1) {
+                std::uint64_t slot = (p << kPageBits) + w * 64 + static_cast<std::uint64_t>(std::countr_zero(word));
+                out.push_back(min_ + slot * step_);
+            }
+    }
     return out;
 }
 

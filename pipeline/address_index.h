@@ -1,11 +1,14 @@
 // Maps dump addresses to dense node ids (ids in ascending address order) without a sort
-// and without a hash table, when the heap is dense: a bitmap with one bit per possible
-// object start (address step = the GCD of all address gaps) and a running count per
-// 64-bit word, so node_of() is two loads and a popcount. A sparse heap (addresses spread
-// far apart, as in Android's separate spaces) falls back to a sorted array and binary search.
+// and without a hash table: one bit per possible object start (address step = the GCD of
+// all address gaps), in pages of 65,536 slots that exist only where objects are (a heap's
+// generations lie gigabytes apart), with a running count per page and per 64-bit word, so
+// node_of() is a few loads and a popcount. An address span too wide even for the page table
+// falls back to a sorted array and binary search.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -16,13 +19,14 @@ public:
     static constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
 
     struct Range {
-        std::uint64_t min = ~std::uint64_t{0}, max = 0, step = 0, count = 0;
+        std::uint64_t min = ~std::uint64_t{0}, max = 0, step = 0, count = 0, first = 0;
         void add(std::uint64_t address);  // one address, in any order
         void merge(const Range& other);
     };
 
     // Prepares for the addresses that `range` describes; insert() them all, then finish().
     explicit AddressIndex(const Range& range);
+    ~AddressIndex();
 
     // Thread-safe. Returns false when the address was inserted before (a duplicate).
     bool insert(std::uint64_t address);
@@ -35,10 +39,19 @@ public:
     std::uint64_t sparse_duplicates() const { return sparse_duplicates_; }
 
 private:
+    static constexpr int kPageBits = 16;
+    static constexpr std::uint64_t kWordsPerPage = (std::uint64_t{1} << kPageBits) / 64;
+    struct Page {
+        std::uint64_t bits[kWordsPerPage] = {};
+        std::uint16_t word_rank[kWordsPerPage] = {};  // set bits before each word, in the page
+        std::uint32_t base = 0;                        // set bits in earlier pages
+    };
+    Page* page_for_insert(std::uint64_t page);
+
     bool dense_ = false;
     std::uint64_t min_ = 0, step_ = 1;
-    std::vector<std::uint64_t> bits_;
-    std::vector<std::uint32_t> rank_;  // set bits before each word
+    std::vector<std::atomic<Page*>> table_;
+    std::vector<std::unique_ptr<Page>> owned_;  // filled by finish(), in page order
     std::vector<std::uint64_t> sorted_;
     std::uint32_t count_ = 0;
     std::uint64_t sparse_duplicates_ = 0;

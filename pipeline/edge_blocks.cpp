@@ -22,8 +22,22 @@ std::int64_t unzigzag(std::uint64_t value) {
     return static_cast<std::int64_t>(value >> 1) ^ -static_cast<std::int64_t>(value & 1);
 }
 
+// Objects of one class often come in runs: remember the last lookup.
+struct OrdinalCache {
+    ObjectId class_id = 0;
+    std::uint32_t ordinal = 0;
+    std::uint32_t lookup(const ClassTable& classes, ObjectId id) {
+        if (id != class_id || id == 0) {
+            auto found = classes.ordinal.find(id);
+            class_id = id;
+            ordinal = found == classes.ordinal.end() ? 0 : found->second;
+        }
+        return ordinal;
+    }
+};
+
 void encode_object(EdgeBlock& block, const HeapRecords& records, const ObjectRecord& o,
-                   const ClassTable& classes, std::uint64_t& position, ObjectId& address) {
+                   const ClassTable& classes, OrdinalCache& cache, std::uint64_t& position, ObjectId& address) {
     put_varint(block.stream, o.position - position);
     position = o.position;
     block.stream.push_back(static_cast<std::uint8_t>(o.kind));
@@ -32,9 +46,9 @@ void encode_object(EdgeBlock& block, const HeapRecords& records, const ObjectRec
     if (o.kind == ObjectKind::primitive_array) {
         block.stream.push_back(o.element_type);
     } else {
-        auto found = classes.ordinal.find(o.class_id);
-        put_varint(block.stream, found == classes.ordinal.end() ? 0 : found->second);
-        if (found == classes.ordinal.end()) put_varint(block.stream, o.class_id);
+        std::uint32_t ordinal = cache.lookup(classes, o.class_id);
+        put_varint(block.stream, ordinal);
+        if (ordinal == 0) put_varint(block.stream, o.class_id);
     }
     if (o.kind != ObjectKind::instance) put_varint(block.stream, o.length);
     put_varint(block.stream, o.ref_count);
@@ -61,10 +75,11 @@ std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, con
     block.stream.reserve(records.objects.size() * 8 + records.refs.size() * 3);
     std::uint64_t position = 0;
     ObjectId address = 0;
+    OrdinalCache cache;
     for (const ObjectRecord& o : records.objects) {
-        encode_object(block, records, o, classes, position, address);
+        encode_object(block, records, o, classes, cache, position, address);
         block.range.add(o.id);
-        if (o.kind == ObjectKind::object_array && !classes.ordinal.count(o.class_id))
+        if (o.kind == ObjectKind::object_array && cache.lookup(classes, o.class_id) == 0)
             block.unknown_classes.push_back(o.class_id);
     }
     std::sort(block.unknown_classes.begin(), block.unknown_classes.end());

@@ -90,7 +90,7 @@ Json histogram_section(const Analysis& a, bool in_tree) {
 Json dominators_section(const Analysis& a) {
     const graph::DominatorTree& tree = a.retained.tree;
     std::vector<graph::NodeId> top = graph::top_dominators(tree, a.top);
-    std::vector<std::uint32_t> children = graph::child_counts(tree);
+    const graph::Csr& children = a.retained.children;
     Json out = Json::array();
     for (graph::NodeId v : top) {
         Json item;
@@ -99,7 +99,7 @@ Json dominators_section(const Analysis& a) {
         item["shallow_bytes"] = a.graph.shallow_bytes[v];
         item["retained_bytes"] = tree.retained_bytes[v];
         item["retained_objects"] = tree.retained_objects[v];
-        item["children"] = children[v];
+        item["children"] = children.offsets[v + 1] - children.offsets[v];
         out.push_back(std::move(item));
     }
     return out;
@@ -138,6 +138,12 @@ std::string json_report(const Analysis& a) {
     report["dominators"] = dominators_section(a);
     report["class_loaders"] = class_loaders_section(a);
     report["warnings"] = warnings_section(a.warnings);
+    if (!a.timings.empty()) {
+        Json timings = Json::array();
+        for (const StageTime& t : a.timings)
+            timings.push_back(Json{{"stage", t.stage}, {"seconds", t.seconds}, {"peak_rss_bytes", t.peak_rss_bytes}});
+        report["timings"] = timings;
+    }
     // Dump strings need not be valid UTF-8: replace bad bytes rather than fail the report.
     return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <ostream>
 #include <span>
 #include <string>
@@ -33,6 +34,12 @@ struct ReportWarning {
     std::string message;
 };
 
+struct StageTime {
+    std::string stage;
+    double seconds = 0;
+    std::uint64_t peak_rss_bytes = 0;
+};
+
 struct Analysis {
     DumpFacts dump;
     const graph::HeapGraph& graph;
@@ -42,10 +49,29 @@ struct Analysis {
     std::string tool_version;
     std::size_t top = 100;  // rows of `dominators`
     bool keep_unreachable = false;
+    std::vector<StageTime> timings;  // written as `timings` only when not empty (--timings)
 };
 
 std::string json_report(const Analysis& analysis);
 void write_objects_tsv(const Analysis& analysis, std::ostream& out);
+
+// Per-stage progress bars on a terminal: "decode  [=====>    ] 1.2/2.0 GB  310 MB/s  ETA 3s".
+// Redraws at most ten times a second; thread-safe; finish() ends the line of a stage.
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(std::ostream& out) : out_(out) {}
+    void update(const char* stage, std::uint64_t done, std::uint64_t total, const char* unit);
+    void finish();
+
+private:
+    std::ostream& out_;
+    std::string stage_;
+    double stage_started_ = 0, last_draw_ = 0;
+    std::mutex mutex_;
+};
+
+// A table of stage times and peak memory, for --timings on stderr.
+void print_timings(const std::vector<StageTime>& timings, std::ostream& out);
 
 // Writes through a temporary file in the same directory and renames it into place, so a
 // reader never sees half a report and an interrupted run leaves the old file intact.

@@ -108,7 +108,10 @@ public class BigHeap {
     // JDK 17 field layouts
     static void cString() { inst(1, 6); }              // value, hash, coder, hashIsZero
     static void cLong() { inst(0, 8); }
-    static void cArrayList(int cap) { inst(1, 8); oarr(cap); }   // elementData, size, modCount
+    static void cArrayList(int cap) {    // elementData, size, modCount; capacity 0 shares an empty array
+        inst(1, 8);
+        if (cap > 0) oarr(cap);
+    }
     static void cHashMap() { inst(4, 16); }            // keySet, values, table, entrySet + 4 ints
     static void cHashNode() { inst(3, 4); }            // HashMap$Node / CHM$Node
     static void cLinkedList() { inst(2, 8); }
@@ -312,12 +315,12 @@ public class BigHeap {
         }
         if (R.nextInt(5) == 0) {
             c.attrs = new HashMap<>(); cHashMap();
-            int na = 1 + R.nextInt(6);
-            for (int i = 0; i < na; i++) {
-                String k = ATTR_KEYS[R.nextInt(ATTR_KEYS.length)];
+            int na = 1 + R.nextInt(6), k0 = R.nextInt(ATTR_KEYS.length);
+            for (int i = 0; i < na; i++) {   // distinct keys: no overwritten (collected) values
+                String k = ATTR_KEYS[(k0 + i) % ATTR_KEYS.length];
                 String v = R.nextBoolean() ? ATTR_VALUES[R.nextInt(ATTR_VALUES.length)]
                                            : str(Integer.toHexString(R.nextInt()));
-                if (c.attrs.put(k, v) == null) cHashNode();
+                c.attrs.put(k, v); cHashNode();
             }
             oarr(16);   // table (<= 6 entries: never resized)
         }
