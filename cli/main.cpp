@@ -22,7 +22,7 @@ struct AnalyzeArgs {
 };
 
 heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
-    return {i.path, i.format, i.format_version, i.id_size, i.bytes, i.inflated_bytes,
+    return {i.path, i.format, i.format_version, i.id_size, i.bytes, i.inflated_bytes, i.gzip_members,
             i.dumps_in_file, i.dump_index, i.compressed_oops, i.size_model, i.records, i.sub_records};
 }
 

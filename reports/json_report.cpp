@@ -26,6 +26,7 @@ Json dump_section(const DumpFacts& d) {
     out["id_size"] = d.id_size;
     out["bytes"] = d.bytes;
     if (d.inflated_bytes) out["inflated_bytes"] = d.inflated_bytes;
+    if (d.gzip_members) out["gzip_members"] = d.gzip_members;
     out["dumps_in_file"] = d.dumps_in_file;
     out["dump_index"] = d.dump_index;
     out["compressed_oops"] = d.compressed_oops;

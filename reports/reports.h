@@ -21,7 +21,7 @@ inline constexpr const char* kSchema = "heapgraph-report/1";
 struct DumpFacts {
     std::string path, format, format_version;
     std::uint32_t id_size = 0;
-    std::uint64_t bytes = 0, inflated_bytes = 0;
+    std::uint64_t bytes = 0, inflated_bytes = 0, gzip_members = 0;
     std::uint32_t dumps_in_file = 0, dump_index = 0;
     bool compressed_oops = false;
     std::string size_model;

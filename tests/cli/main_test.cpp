@@ -133,3 +133,29 @@ TEST_CASE("cli: the report carries dominators, class loaders and retained column
     CHECK(tsv.find("0x22e5cd28\tinstance\torg.eclipse.mat.tests.CreateSampleDump$DominatorTestData$R\t24\t224\t13\t0x22e5ac70\n") !=
           std::string::npos);
 }
+
+TEST_CASE("cli: --progress=always draws bars on stderr; auto stays quiet off a terminal") {
+    std::string dump = data_path("samples/leakdemo.hprof");
+    heapgraph::test::Run always = run("analyze " + dump + " --progress=always --json /dev/null");
+    CHECK(always.code == 0);
+    CHECK(always.out.find("decode   [") != std::string::npos);
+    CHECK(always.out.find("/s  ETA ") != std::string::npos);
+    heapgraph::test::Run quiet = run("analyze " + dump + " --json /dev/null");  // stderr is a pipe
+    CHECK(quiet.out.empty());
+    CHECK(run("analyze " + dump + " --progress=sometimes").code == 1);
+}
+
+TEST_CASE("cli: --timings prints stage times and adds them to the JSON") {
+    std::string json = temp_dir() + "/t.json";
+    heapgraph::test::Run r = run("analyze " + data_path("samples/leakdemo-jcmd.hprof.gz") + " --timings --json " + json);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("stage        seconds   peak RSS") != std::string::npos);
+    auto report = nlohmann::json::parse(slurp(json));
+    std::vector<std::string> stages;
+    for (const auto& t : report["timings"]) {
+        stages.push_back(t["stage"]);
+        CHECK(t["seconds"].get<double>() >= 0);
+        CHECK(t["peak_rss_bytes"].get<std::uint64_t>() > 0);
+    }
+    CHECK(stages == std::vector<std::string>{"inflate", "frame", "decode", "graph", "dominators", "report"});
+}
