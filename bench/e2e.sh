@@ -20,7 +20,8 @@
 #               cmake -G Ninja -DCMAKE_BUILD_TYPE=Release if that default is missing)
 #   THREADS     --threads for heapgraph (default: nproc)
 #   RUNS        heapgraph runs per dump (default 3)
-#   BIGHEAP_JAVA_OPTS  JVM flags of the generator (default "-Xmx10g -XX:+UseParallelGC")
+#   BIGHEAP_JAVA_OPTS  JVM flags of the generator (default "-Xms10g -Xmx10g -Xmn2g -XX:+UseParallelGC
+#               -XX:-UseAdaptiveSizePolicy -XX:-ResizeTLAB -XX:TLABSize=256k"; ~4 GB RSS for 2 GB)
 #   PEER=0      skip the VisualVM peer;  PEER_DIR (default /work/shared/peers/visualvm)
 #   PEER_XMX (default 16g), PEER_SCRATCH (default WORKDIR/peer), PEER_OPTS: passed to run.sh
 #   PEER_TIMEOUT  seconds before the peer is stopped (default 0 = no limit). VisualVM's
@@ -33,7 +34,10 @@ WORKDIR=${2:-/tmp/heapgraph-e2e}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${RUNS:-3}
 THREADS=${THREADS:-$(nproc)}
-BIGHEAP_JAVA_OPTS=${BIGHEAP_JAVA_OPTS:--Xmx10g -XX:+UseParallelGC}
+# Fixed generation sizes: a big old generation, so that no GC after BigHeap's final System.gc()
+# can be a full GC (that would collect the deliberate garbage before the dumps). Fixed 256k
+# TLABs: adaptive TLABs end up ~100 MB, dumped as huge unreachable int[] fillers.
+BIGHEAP_JAVA_OPTS=${BIGHEAP_JAVA_OPTS:--Xms10g -Xmx10g -Xmn2g -XX:+UseParallelGC -XX:-UseAdaptiveSizePolicy -XX:-ResizeTLAB -XX:TLABSize=256k}
 PEER_DIR=${PEER_DIR:-/work/shared/peers/visualvm}
 
 [[ $SIZE_MB =~ ^[0-9]+$ ]] || { echo "usage: $0 [SIZE_MB=2048] [WORKDIR=/tmp/heapgraph-e2e]" >&2; exit 2; }
@@ -71,15 +75,15 @@ cleanup() {
 trap cleanup EXIT
 
 generate() {
-    local classes=$WORKDIR/classes out=$WORKDIR/$NAME.gen.log
-    rm -f "$MARK" "$PLAIN" "$GZ"
+    local classes=$WORKDIR/classes out=$WORKDIR/$NAME.gen.log gclog=$WORKDIR/$NAME.gc.log
+    rm -f "$MARK" "$PLAIN" "$GZ" "$gclog"
     mkdir -p "$classes"
-    javac -nowarn -d "$classes" "$REPO/data/gen/BigHeap.java"
+    javac -nowarn -d "$classes" "$REPO/data/gen/BigHeap.java" || exit 1
     echo "generating heap: java $BIGHEAP_JAVA_OPTS BigHeap $SIZE_MB"
     local t0 t1 t2 t3
     t0=$(now)
     # shellcheck disable=SC2086
-    java $BIGHEAP_JAVA_OPTS -cp "$classes" BigHeap "$SIZE_MB" 7200 >"$out" 2>&1 &
+    java $BIGHEAP_JAVA_OPTS -Xlog:gc:file="$gclog" -cp "$classes" BigHeap "$SIZE_MB" 7200 >"$out" 2>&1 &
     JPID=$!
     local i
     for ((i = 0; i < 1200; i++)); do
@@ -96,9 +100,16 @@ generate() {
     jcmd "$JPID" GC.heap_dump -all -gz=1 "$GZ" | sed 's/^/  jcmd: /'
     [[ -s $GZ ]] || { echo "jcmd did not write $GZ" >&2; exit 1; }
     t3=$(now)
+    # the garbage survives only if no GC ran after BigHeap's final System.gc()
+    local last
+    last=$(grep 'Pause' "$gclog" | tail -1)
     kill "$JPID" 2>/dev/null || true
     wait "$JPID" 2>/dev/null || true
     JPID=
+    if [[ $last != *"Pause Full (System.gc())"* ]]; then
+        echo "WARNING: a GC ran after BigHeap's System.gc(), the dumps may lack the garbage: $last" >&2
+        return 1
+    fi
     {
         echo "size_mb=$SIZE_MB"
         echo "src_sha256=$SRC_SHA"
@@ -119,7 +130,7 @@ hr
 if [[ ${REGEN:-0} != 1 ]] && marker_ok; then
     echo "dumps: reusing $NAME.* (marker $MARK, created $(marker_get created))"
 else
-    generate
+    generate || { echo "retrying the generation once" >&2; generate; } || exit 1
 fi
 PLAIN_B=$(fsize "$PLAIN"); GZ_B=$(fsize "$GZ")
 printf 'plain dump: %s  %s MB (%d bytes)\n' "$PLAIN" "$(mb "$PLAIN_B")" "$PLAIN_B"

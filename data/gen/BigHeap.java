@@ -2,7 +2,12 @@
  * BigHeap -- deterministic generator of a large, realistic Java heap for heapgraph's
  * end-to-end benchmark (bench/e2e.sh).
  *
- * usage: java -Xmx10g -XX:+UseParallelGC BigHeap [TARGET_MB=2048] [MAX_WAIT_S=7200]
+ * usage: java -Xms10g -Xmx10g -Xmn2g -XX:+UseParallelGC -XX:-UseAdaptiveSizePolicy \
+ *             -XX:-ResizeTLAB -XX:TLABSize=256k BigHeap [TARGET_MB=2048] [MAX_WAIT_S=7200]
+ * Fixed generation sizes with a large old generation: with adaptive sizing the old generation
+ * ends ~98% full and a later young GC can escalate to a full GC that collects the deliberate
+ * garbage before the dump. Fixed small TLABs: otherwise the unused rest of the (up to ~100 MB)
+ * TLABs is written as huge int[] filler objects. About 4 GB RSS and ~15 s for 2 GB.
  *
  * Builds object graphs until the *estimated* HPROF dump size (8-byte ids, as written by
  * `jcmd <pid> GC.heap_dump -all`) reaches TARGET_MB, prints a "STATS ..." line and then
