@@ -242,6 +242,10 @@ if t is None:
 else:
     print("  timings: " + json.dumps(t, separators=(", ", ": ")))
 EOF
+    if [[ " ${HG_FLAGS[*]:-} " == *" --timings "* && -s $log ]]; then
+        echo "  stderr of the last run (--timings):"
+        tail -n 25 "$log" | sed 's/^/    /'
+    fi
 }
 
 run_hg plain "$PLAIN"

@@ -497,8 +497,8 @@ public class BigHeap {
                 addLiveCustomer();
                 customers++;
             }
-            if (++units % 12 == 0) buildProduct();
-            if (objs >= nextBuffer) { addBuffer(); nextBuffer += 3_000; }
+            if (++units % 10 == 0) buildProduct();
+            if (objs >= nextBuffer) { addBuffer(); nextBuffer += 2_000; }
             if (objs >= nextChain) {
                 CHAINS.add(buildChain(10_000 + R.nextInt(90_001), CHAINS.size() % 4 == 3));
                 nextChain += 1_500_000;
