@@ -59,13 +59,6 @@ std::vector<NodeId> top_dominators(const DominatorTree& tree, std::size_t limit)
     return top;
 }
 
-std::vector<std::uint32_t> child_counts(const DominatorTree& tree) {
-    std::vector<std::uint32_t> counts(tree.idom.size(), 0);
-    for (NodeId v : tree.preorder)
-        if (tree.idom[v] != kSuperRoot) ++counts[tree.idom[v]];
-    return counts;
-}
-
 // MAT's set for a class row: the class object and the class's instances. A class object is
 // also an instance of java.lang.Class, so it belongs to two rows.
 std::vector<std::uint64_t> retained_bytes_by_class(const HeapGraph& graph, const Retained& retained) {

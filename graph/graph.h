@@ -161,8 +161,6 @@ namespace heapgraph::graph {
 
 // The super root's children, by retained bytes desc then node id, at most `limit`.
 std::vector<NodeId> top_dominators(const DominatorTree& tree, std::size_t limit);
-// Number of nodes each node immediately dominates.
-std::vector<std::uint32_t> child_counts(const DominatorTree& tree);
 
 // Retained bytes of each class's objects taken as one set (index = class index): the sum
 // over its objects that no other object of the class dominates. Class objects count under
