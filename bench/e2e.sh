@@ -23,7 +23,10 @@
 #   BIGHEAP_JAVA_OPTS  JVM flags of the generator (default "-Xms10g -Xmx10g -Xmn2g -XX:+UseParallelGC
 #               -XX:-UseAdaptiveSizePolicy -XX:-ResizeTLAB -XX:TLABSize=256k"; ~4 GB RSS for 2 GB)
 #   PEER=0      skip the VisualVM peer;  PEER_DIR (default /work/shared/peers/visualvm)
-#   PEER_XMX (default 16g), PEER_SCRATCH (default WORKDIR/peer), PEER_OPTS: passed to run.sh
+#   PEER_XMX (default 8g), PEER_SCRATCH (default WORKDIR/peer), PEER_OPTS: passed to run.sh.
+#               G1 grows the peer's heap to PEER_XMX whatever it needs (its dominator phase
+#               allocates fast; old gen < 1 GB for the 2 GB dump): with 16g the peer reached
+#               21 GB RSS on the 2 GB dump, so its RSS mostly reflects PEER_XMX.
 #   PEER_TIMEOUT  seconds before the peer is stopped (default 0 = no limit). VisualVM's
 #               dominator phase is slow on this heap (~6 min for the 200 MB dump).
 #   REGEN=1     regenerate the dumps even if the marker matches
@@ -264,9 +267,9 @@ else
     PEER_OUT=$WORKDIR/peer-$NAME.json
     PEER_SCR=${PEER_SCRATCH:-$WORKDIR/peer}
     rm -f "$PEER_OUT"
-    echo "VisualVM 2.1.5 peer on the plain dump (PEER_XMX=${PEER_XMX:-16g}, PEER_TIMEOUT=${PEER_TIMEOUT:-0}) ..."
+    echo "VisualVM 2.1.5 peer on the plain dump (PEER_XMX=${PEER_XMX:-8g}, PEER_TIMEOUT=${PEER_TIMEOUT:-0}) ..."
     echo "  started $(date '+%F %T'); progress in $PEER_OUT.log"
-    if PEER_XMX=${PEER_XMX:-16g} PEER_SCRATCH=$PEER_SCR \
+    if PEER_XMX=${PEER_XMX:-8g} PEER_SCRATCH=$PEER_SCR \
         timeout "${PEER_TIMEOUT:-0}" "$PEER_DIR/run.sh" "$PLAIN" "$PEER_OUT" 2>"$PEER_OUT.stderr"; then
         python3 - "$PEER_OUT" "$PLAIN_B" "$HG_WALL" "$HG_RSS_KB" "$HG_JSON" <<'EOF'
 import json, sys

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -234,6 +235,9 @@ std::variant<std::vector<ClassDump>, DecodeError> read_class_dumps(const HeapChu
 // context's layouts; an instance of a class with no layout is an error.
 std::variant<HeapRecords, DecodeError> decode_heap_chunk(const HeapChunk& chunk,
                                                          const HprofContext& context);
+// The same into `out`, whose buffers are reused (a decoder thread keeps one).
+std::optional<DecodeError> decode_heap_chunk_into(const HeapChunk& chunk, const HprofContext& context,
+                                                  HeapRecords& out);
 
 ClassLayout make_layout(const std::unordered_map<ObjectId, const ClassDump*>& classes,
                         ObjectId class_id, std::uint32_t id_size);

@@ -258,8 +258,8 @@ namespace {
 
 class ChunkDecoder {
 public:
-    ChunkDecoder(const HeapChunk& chunk, const HprofContext& context)
-        : chunk_(chunk), context_(context), id_(context.id_size) {}
+    ChunkDecoder(const HeapChunk& chunk, const HprofContext& context, HeapRecords& out)
+        : out(out), chunk_(chunk), context_(context), id_(context.id_size) {}
 
     std::optional<DecodeError> operator()(std::uint8_t tag, std::uint64_t pos, std::uint64_t size) {
         if (out.deferred_on) return std::nullopt;  // the chunk will be decoded again
@@ -276,7 +276,7 @@ public:
         }
     }
 
-    HeapRecords out;
+    HeapRecords& out;
 
 private:
     std::optional<DecodeError> read_root(ByteReader& in, std::uint8_t tag) {
@@ -371,10 +371,23 @@ private:
 
 std::variant<HeapRecords, DecodeError> decode_heap_chunk(const HeapChunk& chunk,
                                                          const HprofContext& context) {
-    ChunkDecoder decoder(chunk, context);
+    HeapRecords records;
+    if (auto error = decode_heap_chunk_into(chunk, context, records)) return std::move(*error);
+    return records;
+}
+
+std::optional<DecodeError> decode_heap_chunk_into(const HeapChunk& chunk, const HprofContext& context,
+                                                  HeapRecords& out) {
+    out.objects.clear();
+    out.refs.clear();
+    out.roots.clear();
+    out.classes.clear();
+    std::fill(std::begin(out.counts), std::end(out.counts), 0);
+    out.deferred_on = 0;
+    ChunkDecoder decoder(chunk, context, out);
     auto walked = walk_chunk(chunk, context.id_size, std::ref(decoder));
     if (auto* error = std::get_if<DecodeError>(&walked)) return std::move(*error);
-    return std::move(decoder.out);
+    return std::nullopt;
 }
 
 // ---- layouts -------------------------------------------------------------------------------
