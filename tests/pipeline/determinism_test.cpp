@@ -39,6 +39,6 @@ TEST_CASE("a gzipped dump reports what its plain bytes report, file facts aside"
     auto unzipped = nlohmann::json::parse(report_for(copy, 1));
     CHECK(zipped["dump"]["inflated_bytes"] == unzipped["dump"]["bytes"]);
     for (auto* r : {&zipped, &unzipped})
-        for (const char* key : {"path", "bytes", "format", "inflated_bytes"}) (*r)["dump"].erase(key);
+        for (const char* key : {"path", "bytes", "format", "inflated_bytes", "gzip_members"}) (*r)["dump"].erase(key);
     CHECK(zipped == unzipped);
 }
