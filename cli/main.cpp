@@ -35,8 +35,8 @@ std::vector<heapgraph::reports::StageTime> stage_times(const std::vector<heapgra
 int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     heapgraph::StageClock clock(dump.timings);
     clock.start("dominators");
-    heapgraph::graph::Retained retained =
-        heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = args.keep_unreachable});
+    auto& retained = *new heapgraph::graph::Retained(  // never freed, as the dump (see analyze)
+        heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = args.keep_unreachable}));
     clock.start("report");
     heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, retained, dump.addresses, {},
                                           HEAPGRAPH_VERSION, args.top, args.keep_unreachable};
@@ -78,9 +78,11 @@ int analyze(AnalyzeArgs& args) {
     std::shared_ptr<heapgraph::reports::ProgressPrinter> printer;
     attach_progress(args, printer);
     try {
-        heapgraph::LoadedDump dump = heapgraph::load_dump(args.dump, args.load);
+        // Deliberately never freed: returning gigabytes of graph to the OS page by page takes
+        // seconds on a big dump, and the process ends right after the reports are written.
+        auto* dump = new heapgraph::LoadedDump(heapgraph::load_dump(args.dump, args.load));
         if (printer) printer->finish();
-        return write_reports(args, dump);
+        return write_reports(args, *dump);
     } catch (const heapgraph::BadRequest& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kUsage;

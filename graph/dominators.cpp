@@ -60,54 +60,69 @@ Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint3
     return n;
 }
 
-// Step 2's eval: the vertex with the smallest semi on v's compressed path to its forest root.
+// Step 2. The three values eval() reads together sit together (one cache line, not three):
+// semi (a DFS number), the forest's compressed ancestor, and the best label on that path.
+struct Slot {
+    DfsIndex semi, ancestor, label;
+};
+
 class LinkEval {
 public:
-    LinkEval(std::vector<DfsIndex>& semi, std::size_t size)
-        : semi_(semi), ancestor_(size, kNone), label_(size) {
-        for (DfsIndex i = 0; i < size; ++i) label_[i] = i;
+    explicit LinkEval(std::size_t size) : slots_(size) {
+        for (DfsIndex i = 0; i < size; ++i) slots_[i] = {i, kNone, i};
     }
 
-    void link(DfsIndex parent, DfsIndex w) { ancestor_[w] = parent; }
+    DfsIndex& semi(DfsIndex v) { return slots_[v].semi; }
+    void link(DfsIndex parent, DfsIndex w) { slots_[w].ancestor = parent; }
 
+    // The vertex with the smallest semi on v's compressed path to its forest root. A vertex
+    // not yet linked (every v below the one being processed) is its own answer.
     DfsIndex eval(DfsIndex v) {
-        if (ancestor_[v] == kNone) return v;
+        if (slots_[v].ancestor == kNone) return v;
         compress(v);
-        return label_[v];
+        return slots_[v].label;
+    }
+
+    std::vector<DfsIndex> take_semi() {
+        std::vector<DfsIndex> out(slots_.size());
+        for (std::size_t i = 0; i < slots_.size(); ++i) out[i] = slots_[i].semi;
+        slots_ = {};
+        return out;
     }
 
 private:
     void compress(DfsIndex v) {
         path_.clear();
-        for (DfsIndex x = v; ancestor_[ancestor_[x]] != kNone; x = ancestor_[x]) path_.push_back(x);
+        for (DfsIndex x = v; slots_[slots_[x].ancestor].ancestor != kNone; x = slots_[x].ancestor) path_.push_back(x);
         for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
-            DfsIndex x = *it, a = ancestor_[x];
-            if (semi_[label_[a]] < semi_[label_[x]]) label_[x] = label_[a];
-            ancestor_[x] = ancestor_[a];
+            Slot& x = slots_[*it];
+            const Slot& a = slots_[x.ancestor];
+            if (slots_[a.label].semi < slots_[x.label].semi) x.label = a.label;
+            x.ancestor = a.ancestor;
         }
     }
 
-    std::vector<DfsIndex>& semi_;
-    std::vector<DfsIndex> ancestor_, label_;
+    std::vector<Slot> slots_;
     std::vector<DfsIndex> path_;
 };
 
 std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<const NodeId> roots) {
     const std::size_t size = n.vertex.size();
-    std::vector<DfsIndex> semi(size);
-    for (DfsIndex i = 0; i < size; ++i) semi[i] = i;
-    LinkEval forest(semi, size);
+    std::vector<std::uint8_t> is_root(n.number.size(), 0);
+    for (NodeId r : roots) is_root[r] = 1;
+    LinkEval forest(size);
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {
         NodeId node = n.vertex[w];
-        if (std::binary_search(roots.begin(), roots.end(), node)) semi[w] = 0;  // the super root's edge
+        DfsIndex semi = is_root[node] ? 0 : w;  // the super root's edge
         for (NodeId pred : in.of(node)) {
             DfsIndex v = n.number[pred];
             if (v == kNone) continue;  // an unreached referrer does not dominate anything
-            semi[w] = std::min(semi[w], semi[forest.eval(v)]);
+            semi = std::min(semi, v < w ? v : forest.semi(forest.eval(v)));
         }
+        forest.semi(w) = semi;
         forest.link(n.parent[w], w);
     }
-    return semi;
+    return forest.take_semi();
 }
 
 // Step 3, in place: semi[w] becomes idom[w]. Nodes are done in preorder, so idom[d] for

@@ -57,13 +57,19 @@ public:
     }
 
     LoadedDump build() {
+        LoadedDump loaded;
+        StageClock clock(loaded.timings);
+        clock.start("index");
         index_addresses();
         make_class_table();
+        clock.start("nodes");
         fill_nodes();
+        clock.start("size model");
         choose_size_model();
         add_roots();
+        clock.start("edges");
         fill_edges();
-        LoadedDump loaded;
+        clock.start("transpose");
         loaded.addresses = std::move(addresses_);
         input_.out = &out_;
         loaded.graph = graph::build_heap_graph(std::move(input_));

@@ -251,9 +251,9 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     clock.start("decode");
     DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages).run();
 
-    clock.start("graph");
+    clock.stop();
     HprofParts parts{top.strings, top.class_name_ids, std::move(decoded.classes), std::move(decoded.blocks)};
-    LoadedDump loaded = build_hprof_graph(parts, info, options);
+    LoadedDump loaded = build_hprof_graph(parts, info, options);  // times its own steps
     if (top.unterminated_segment_runs)
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,
                                    "the last heap dump segment run has no HEAP DUMP END record: "
@@ -261,7 +261,6 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     if (top.stray_dump_ends)
         loaded.warnings.push_back({"stray_heap_dump_end", top.stray_dump_ends,
                                    "HEAP DUMP END records with no open segment run: ignored"});
-    clock.stop();
     loaded.timings.insert(loaded.timings.begin(), timings.begin(), timings.end());
     loaded.info = std::move(info);
     return loaded;

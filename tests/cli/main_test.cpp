@@ -157,5 +157,6 @@ TEST_CASE("cli: --timings prints stage times and adds them to the JSON") {
         CHECK(t["seconds"].get<double>() >= 0);
         CHECK(t["peak_rss_bytes"].get<std::uint64_t>() > 0);
     }
-    CHECK(stages == std::vector<std::string>{"inflate", "frame", "decode", "graph", "dominators", "report"});
+    CHECK(stages == std::vector<std::string>{"inflate", "frame", "decode", "index", "nodes", "size model", "edges",
+                                             "transpose", "dominators", "report"});
 }
