@@ -26,6 +26,14 @@ heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
             i.dumps_in_file, i.dump_index, i.compressed_oops, i.size_model, i.records, i.sub_records};
 }
 
+// "-" is stdout; anything else is written atomically.
+void write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
+    if (path != "-") return heapgraph::reports::write_atomically(path, write);
+    write(std::cout);
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write to stdout");
+}
+
 std::vector<heapgraph::reports::StageTime> stage_times(const std::vector<heapgraph::StageTiming>& timings) {
     std::vector<heapgraph::reports::StageTime> out;
     for (const auto& t : timings) out.push_back({t.stage, t.seconds, t.peak_rss_bytes});
@@ -46,7 +54,7 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     }
     try {
         if (!args.objects_tsv.empty())
-            heapgraph::reports::write_atomically(args.objects_tsv, [&](std::ostream& out) { heapgraph::reports::write_objects_tsv(analysis, out); });
+            write_output(args.objects_tsv, [&](std::ostream& out) { heapgraph::reports::write_objects_tsv(analysis, out); });
         std::string json;
         if (!args.json.empty()) json = heapgraph::reports::json_report(analysis);
         clock.stop();
@@ -58,7 +66,7 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
             if (!args.json.empty()) json = heapgraph::reports::json_report(analysis);
         }
         if (!args.json.empty())
-            heapgraph::reports::write_atomically(args.json, [&](std::ostream& out) { out << json; });
+            write_output(args.json, [&](std::ostream& out) { out << json; });
     } catch (const std::exception& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kOutputFailed;

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iostream>
 #include <stdexcept>
 
 #include "reports.h"
@@ -13,12 +12,6 @@
 namespace heapgraph::reports {
 
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-    if (path == "-") {
-        write(std::cout);
-        std::cout.flush();
-        if (!std::cout) throw std::runtime_error("cannot write to stdout");
-        return;
-    }
     // Devices and pipes (/dev/null, /dev/stdout, a fifo) cannot be replaced by a rename:
     // renaming over /dev/null would swap the device node for a regular file.
     struct stat info {};

@@ -75,7 +75,7 @@ void print_timings(const std::vector<StageTime>& timings, std::ostream& out);
 
 // Writes through a temporary file in the same directory and renames it into place, so a
 // reader never sees half a report and an interrupted run leaves the old file intact.
-// "-" writes to stdout. Throws std::runtime_error naming the path on failure.
+// Throws std::runtime_error naming the path on failure.
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace heapgraph::reports
