@@ -3,6 +3,7 @@
 // Scatter keeps edge-list order within a node, so the result does not depend on threads.
 #include "graph.h"
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -45,17 +46,28 @@ Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes, bool outgoing)
 
 }  // namespace
 
+// Level by level from the roots; each worker claims a node with an atomic exchange and
+// keeps its own next frontier. The marked set does not depend on who claimed what.
 std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts) {
     std::size_t nodes = out.offsets.empty() ? 0 : out.offsets.size() - 1;
     std::vector<std::uint8_t> seen(nodes, 0);
-    std::vector<NodeId> stack;
+    std::vector<NodeId> frontier;
     for (NodeId s : starts)
-        if (!seen[s]) seen[s] = 1, stack.push_back(s);
-    while (!stack.empty()) {
-        NodeId v = stack.back();
-        stack.pop_back();
-        for (NodeId w : out.of(v))
-            if (!seen[w]) seen[w] = 1, stack.push_back(w);
+        if (!seen[s]) seen[s] = 1, frontier.push_back(s);
+    tbb::enumerable_thread_specific<std::vector<NodeId>> next;
+    while (!frontier.empty()) {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 1024), [&](const auto& r) {
+            std::vector<NodeId>& mine = next.local();
+            for (std::size_t i = r.begin(); i < r.end(); ++i)
+                for (NodeId w : out.of(frontier[i]))
+                    if (!seen[w] && !std::atomic_ref<std::uint8_t>(seen[w]).exchange(1, std::memory_order_relaxed))
+                        mine.push_back(w);
+        });
+        frontier.clear();
+        for (auto& mine : next) {
+            frontier.insert(frontier.end(), mine.begin(), mine.end());
+            mine.clear();
+        }
     }
     return seen;
 }
