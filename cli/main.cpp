@@ -2,6 +2,7 @@
 // code (README "Exit codes"). Everything else lives in the libraries.
 #include <CLI/CLI.hpp>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -106,6 +107,9 @@ int analyze(AnalyzeArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Megabyte-sized buffers (gzip members, decoder scratch) would each get fresh, kernel-zeroed
+    // pages from mmap and go back on free; from the heap they are reused.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
     CLI::App app{"heapgraph: what is holding the memory of a Java heap dump (HPROF, PHD, classic text)"};
     app.set_version_flag("--version", std::string("heapgraph ") + HEAPGRAPH_VERSION);
     app.require_subcommand(1);

@@ -1,6 +1,7 @@
 #include "gzip_input.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <libdeflate.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -47,14 +48,23 @@ void write_all(int fd, const std::uint8_t* data, std::size_t size, const std::st
     }
 }
 
+// The compressed dump is a read-only file mapping: inflated pages need not stay resident.
+void release_pages(Bytes done) {
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(done.data()) + page - 1) / page * page;
+    std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(done.data()) + done.size()) / page * page;
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 // ---- zlib: any gzip, serially -------------------------------------------------------------
 
-std::uint64_t stream_with_zlib(Bytes gz, int fd, const std::string& name, const LoadOptions& options) {
+std::uint64_t stream_with_zlib(Bytes gz, bool file_mapping, int fd, const std::string& name,
+                               const LoadOptions& options) {
     z_stream stream{};
     if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw DumpError(name, gzip_error(0, "zlib init failed"));
     std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&stream, inflateEnd);
     std::vector<std::uint8_t> window(4u << 20);
-    std::uint64_t in_pos = 0, member_start = 0, produced_total = 0, members = 0;
+    std::uint64_t in_pos = 0, member_start = 0, produced_total = 0, members = 0, released = 0;
     while (in_pos < gz.size()) {
         std::uint64_t in_chunk = std::min<std::uint64_t>(gz.size() - in_pos, 1u << 30);
         stream.next_in = const_cast<Bytef*>(gz.data() + in_pos);
@@ -69,6 +79,10 @@ std::uint64_t stream_with_zlib(Bytes gz, int fd, const std::string& name, const 
             throw DumpError(name, gzip_error(member_start, "inflates past the limit of " +
                                                                std::to_string(options.max_inflated_bytes) + " bytes"));
         write_all(fd, window.data(), produced, name);
+        if (file_mapping && in_pos - released >= (64u << 20)) {
+            release_pages(gz.subspan(released, in_pos - released));
+            released = in_pos;
+        }
         if (options.progress) options.progress({"inflate", in_pos, gz.size(), "B"});
         if (rc == Z_STREAM_END) {
             ++members;
@@ -149,8 +163,8 @@ std::vector<Member> inflate_part(Bytes gz, std::uint64_t from, std::uint64_t unt
     return out;
 }
 
-std::uint64_t inflate_in_parallel(Bytes gz, std::uint64_t block, int fd, const std::string& name,
-                                  const LoadOptions& options) {
+std::uint64_t inflate_in_parallel(Bytes gz, bool file_mapping, std::uint64_t block, int fd,
+                                  const std::string& name, const LoadOptions& options) {
     const int parts = std::max(1, tbb::this_task_arena::max_concurrency());
     std::uint64_t at = 0, members = 0, produced = 0;
     while (at < gz.size()) {
@@ -179,6 +193,7 @@ std::uint64_t inflate_in_parallel(Bytes gz, std::uint64_t block, int fd, const s
             write_all(fd, m.data.data(), m.data.size(), name);
         }
         members += chain.size();
+        if (file_mapping) release_pages(gz.subspan(at, chain.back().end - at));
         at = chain.back().end;
         if (options.progress) options.progress({"inflate", at, gz.size(), "B"});
     }
@@ -218,12 +233,12 @@ InflatedFile::~InflatedFile() {
     ::close(fd_);
 }
 
-InflatedFile inflate_to_temp_file(Bytes gz, const std::string& name, const LoadOptions& options) {
+InflatedFile inflate_to_temp_file(Bytes gz, bool file_mapping, const std::string& name, const LoadOptions& options) {
     int fd = open_temp_file(name, options);
     try {
         std::uint64_t block = hotspot_gzip_block_size(gz);
-        std::uint64_t members = block ? inflate_in_parallel(gz, block, fd, name, options)
-                                      : stream_with_zlib(gz, fd, name, options);
+        std::uint64_t members = block ? inflate_in_parallel(gz, file_mapping, block, fd, name, options)
+                                      : stream_with_zlib(gz, file_mapping, fd, name, options);
         return InflatedFile(fd, name, members);
     } catch (...) {
         ::close(fd);

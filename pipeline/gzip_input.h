@@ -35,7 +35,8 @@ private:
 };
 
 // Throws DumpError (offsets in the compressed file) or UnreadableDump (temp file problems).
-InflatedFile inflate_to_temp_file(Bytes gz, const std::string& name, const LoadOptions& options);
+// `file_mapping`: gz is a read-only file mapping whose pages may be dropped once inflated.
+InflatedFile inflate_to_temp_file(Bytes gz, bool file_mapping, const std::string& name, const LoadOptions& options);
 
 // The BLOCKSIZE of a HotSpot chunked gzip, or 0 when the first member has no such comment.
 std::uint64_t hotspot_gzip_block_size(Bytes gz);

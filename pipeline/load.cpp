@@ -36,11 +36,11 @@ struct Source {
 
 LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options);
 
-LoadedDump load_gzip(Bytes compressed, DumpInfo info, const LoadOptions& options) {
+LoadedDump load_gzip(Bytes compressed, bool file_mapping, DumpInfo info, const LoadOptions& options) {
     std::vector<StageTiming> inflate_timing;
     StageClock clock(inflate_timing);
     clock.start("inflate");
-    InflatedFile inflated = inflate_to_temp_file(compressed, info.path, options);
+    InflatedFile inflated = inflate_to_temp_file(compressed, file_mapping, info.path, options);
     clock.stop();
     info.inflated_bytes = inflated.bytes().size();
     info.gzip_members = inflated.members();
@@ -59,7 +59,7 @@ LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options)
             return load_hprof(bytes, std::move(info), options, source.file_mapping);
         case DumpFormat::gzip:
             if (source.inflated) break;
-            return load_gzip(bytes, std::move(info), options);
+            return load_gzip(bytes, source.file_mapping, std::move(info), options);
         case DumpFormat::phd:
             throw UnsupportedFormat(info.path + ": IBM Portable Heap Dump (PHD) is recognised but not supported yet");
         case DumpFormat::classic:
