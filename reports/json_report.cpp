@@ -2,6 +2,8 @@
 // numbers are exact integers; the output depends only on the dump, never on thread count.
 #include <nlohmann/json.hpp>
 
+#include <oneapi/tbb/parallel_invoke.h>
+
 #include <cstdio>
 
 #include "reports.h"
@@ -126,27 +128,43 @@ Json warnings_section(const std::vector<ReportWarning>& warnings) {
     return out;
 }
 
+
+std::string text_of(const Json& json) {
+    // Dump strings need not be valid UTF-8: replace bad bytes rather than fail the report.
+    return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
+// The sections walk the whole graph or dominator tree independently: they run side by side.
 std::string json_report(const Analysis& a) {
+    Json summary, histogram, unreachable, dominators, loaders;
+    tbb::parallel_invoke([&] { summary = summary_section(a); }, [&] { histogram = histogram_section(a, true); },
+                         [&] { unreachable = histogram_section(a, false); },
+                         [&] { dominators = dominators_section(a); }, [&] { loaders = class_loaders_section(a); });
     Json report;
     report["schema"] = kSchema;
     report["tool"] = Json{{"name", "heapgraph"}, {"version", a.tool_version}};
     report["dump"] = dump_section(a.dump);
-    report["summary"] = summary_section(a);
-    report["histogram"] = histogram_section(a, true);
-    report["unreachable_histogram"] = histogram_section(a, false);
-    report["dominators"] = dominators_section(a);
-    report["class_loaders"] = class_loaders_section(a);
+    report["summary"] = std::move(summary);
+    report["histogram"] = std::move(histogram);
+    report["unreachable_histogram"] = std::move(unreachable);
+    report["dominators"] = std::move(dominators);
+    report["class_loaders"] = std::move(loaders);
     report["warnings"] = warnings_section(a.warnings);
-    if (!a.timings.empty()) {
-        Json timings = Json::array();
-        for (const StageTime& t : a.timings)
-            timings.push_back(Json{{"stage", t.stage}, {"seconds", t.seconds}, {"peak_rss_bytes", t.peak_rss_bytes}});
-        report["timings"] = timings;
-    }
-    // Dump strings need not be valid UTF-8: replace bad bytes rather than fail the report.
-    return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return text_of(report) + "\n";
+}
+
+// The report ends with "\n}\n": `timings` goes in as its last key, after the rest was
+// built, so measuring the report stage does not mean building the report twice.
+std::string add_timings(std::string json, const std::vector<StageTime>& timings) {
+    Json list = Json::array();
+    for (const StageTime& t : timings)
+        list.push_back(Json{{"stage", t.stage}, {"seconds", t.seconds}, {"peak_rss_bytes", t.peak_rss_bytes}});
+    std::string entry = text_of(Json{{"timings", std::move(list)}});  // "{\n  \"timings\": [...]\n}"
+    std::size_t close = json.rfind('}');
+    std::string body = entry.substr(1, entry.size() - 2);               // "\n  \"timings\": [...]\n"
+    return json.substr(0, close - 1) + "," + body + "}\n";
 }
 
 }  // namespace heapgraph::reports

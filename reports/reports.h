@@ -49,10 +49,11 @@ struct Analysis {
     std::string tool_version;
     std::size_t top = 100;  // rows of `dominators`
     bool keep_unreachable = false;
-    std::vector<StageTime> timings;  // written as `timings` only when not empty (--timings)
 };
 
 std::string json_report(const Analysis& analysis);
+// Adds `timings` as the report's last key (--timings; the one part that varies by run).
+std::string add_timings(std::string json, const std::vector<StageTime>& timings);
 void write_objects_tsv(const Analysis& analysis, std::ostream& out);
 
 // Per-stage progress bars on a terminal: "decode  [=====>    ] 1.2/2.0 GB  310 MB/s  ETA 3s".
