@@ -28,7 +28,8 @@
 #               allocates fast; old gen < 1 GB for the 2 GB dump): with 16g the peer reached
 #               21 GB RSS on the 2 GB dump, so its RSS mostly reflects PEER_XMX.
 #   PEER_TIMEOUT  seconds before the peer is stopped (default 0 = no limit). VisualVM's
-#               dominator phase is slow on this heap (~6 min for the 200 MB dump).
+#               dominator phase is slow on this heap: ~6 min for the 200 MB dump, still
+#               unfinished after 27 min (when it was stopped) for the 2 GB one.
 #   REGEN=1     regenerate the dumps even if the marker matches
 set -euo pipefail
 
@@ -301,7 +302,7 @@ EOF
         else
             echo "  VisualVM peer failed (rc=$rc); see $PEER_OUT.stderr and $PEER_OUT.log"
         fi
-        tail -5 "$PEER_OUT.log" "$PEER_OUT.stderr" 2>/dev/null | sed 's/^/  /'
+        tail -n 5 "$PEER_OUT.log" "$PEER_OUT.stderr" 2>/dev/null | sed 's/^/  /' || true
     fi
 fi
 hr
