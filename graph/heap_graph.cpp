@@ -3,7 +3,7 @@
 // Scatter keeps edge-list order within a node, so the result does not depend on threads.
 #include "graph.h"
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -46,28 +46,19 @@ Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes, bool outgoing)
 
 }  // namespace
 
-// Level by level from the roots; each worker claims a node with an atomic exchange and
-// keeps its own next frontier. The marked set does not depend on who claimed what.
+// A depth-first walk with an explicit stack. Serial on purpose: a parallel BFS paid more in
+// atomics and frontier copies than it gained, and this runs beside the transpose anyway.
 std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts) {
     std::size_t nodes = out.offsets.empty() ? 0 : out.offsets.size() - 1;
     std::vector<std::uint8_t> seen(nodes, 0);
-    std::vector<NodeId> frontier;
+    std::vector<NodeId> stack;
     for (NodeId s : starts)
-        if (!seen[s]) seen[s] = 1, frontier.push_back(s);
-    tbb::enumerable_thread_specific<std::vector<NodeId>> next;
-    while (!frontier.empty()) {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 1024), [&](const auto& r) {
-            std::vector<NodeId>& mine = next.local();
-            for (std::size_t i = r.begin(); i < r.end(); ++i)
-                for (NodeId w : out.of(frontier[i]))
-                    if (!seen[w] && !std::atomic_ref<std::uint8_t>(seen[w]).exchange(1, std::memory_order_relaxed))
-                        mine.push_back(w);
-        });
-        frontier.clear();
-        for (auto& mine : next) {
-            frontier.insert(frontier.end(), mine.begin(), mine.end());
-            mine.clear();
-        }
+        if (!seen[s]) seen[s] = 1, stack.push_back(s);
+    while (!stack.empty()) {
+        NodeId v = stack.back();
+        stack.pop_back();
+        for (NodeId w : out.of(v))
+            if (!seen[w]) seen[w] = 1, stack.push_back(w);
     }
     return seen;
 }
@@ -102,14 +93,7 @@ Csr transpose(const Csr& out) {
 HeapGraph build_heap_graph(HeapInput input) {
     HeapGraph graph;
     std::uint32_t nodes = static_cast<std::uint32_t>(input.kind.size());
-    if (input.out) {
-        graph.out = std::move(*input.out);
-        graph.in = transpose(graph.out);
-    } else {
-        graph.out = make_csr(input.edges, nodes, true);
-        graph.in = make_csr(input.edges, nodes, false);
-    }
-    input.edges = {};
+    graph.out = input.out ? std::move(*input.out) : make_csr(input.edges, nodes, true);
     graph.kind = std::move(input.kind);
     graph.class_index = std::move(input.class_index);
     graph.shallow_bytes = std::move(input.shallow_bytes);
@@ -121,7 +105,10 @@ HeapGraph build_heap_graph(HeapInput input) {
     std::sort(graph.root_nodes.begin(), graph.root_nodes.end());
     graph.root_nodes.erase(std::unique(graph.root_nodes.begin(), graph.root_nodes.end()),
                            graph.root_nodes.end());
-    graph.reachable = mark_reachable(graph.out, graph.root_nodes);
+    // Both only read the outgoing rows: the walk runs beside the transpose.
+    tbb::parallel_invoke(
+        [&] { graph.in = input.out ? transpose(graph.out) : make_csr(input.edges, nodes, false); },
+        [&] { graph.reachable = mark_reachable(graph.out, graph.root_nodes); });
     return graph;
 }
 
