@@ -45,7 +45,8 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     heapgraph::StageClock clock(dump.timings);
     clock.start("dominators");
     auto& retained = *new heapgraph::graph::Retained(  // never freed, as the dump (see analyze)
-        heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = args.keep_unreachable}));
+        heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = args.keep_unreachable,
+                                                        .release_edges = true}));
     clock.start("report");
     heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, retained, dump.addresses, {},
                                           HEAPGRAPH_VERSION, args.top, args.keep_unreachable};

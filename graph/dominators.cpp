@@ -10,6 +10,7 @@
 //   4. Retained sizes and counts summed up the tree in reverse preorder.
 // All arrays are indexed by DFS number (DfsIndex) except the inputs and outputs (NodeId).
 #include <algorithm>
+#include <thread>
 
 #include "graph.h"
 
@@ -166,15 +167,39 @@ DominatorTree fill_tree(Numbering& n, const std::vector<DfsIndex>& idom, std::sp
 
 }  // namespace
 
-DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                                 std::span<const std::uint64_t> shallow) {
+namespace {
+
+// `release(csr)` is called on each CSR once the algorithm no longer reads it.
+template <typename Release>
+DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
+                         std::span<const std::uint64_t> shallow, Release release) {
     const std::uint32_t nodes = static_cast<std::uint32_t>(out.offsets.size() - 1);
     Numbering n = number_nodes(out, roots, nodes);
+    release(out);
     std::vector<DfsIndex> idom = semidominators(n, in, roots);
+    release(in);
     n.number = {};
     immediate_dominators(n.parent, idom);
     n.parent = {};
     return fill_tree(n, idom, shallow, nodes);
+}
+
+}  // namespace
+
+DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
+                                 std::span<const std::uint64_t> shallow) {
+    return dominators(out, in, roots, shallow, [](const Csr&) {});
+}
+
+DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
+                                           std::span<const std::uint64_t> shallow) {
+    // Returning gigabytes to the OS takes a while; another thread does it while this one
+    // goes on (the dominator step uses one core).
+    return dominators(out, in, roots, shallow, [&](const Csr& csr) {
+        Csr& owned = &csr == &out ? out : in;
+        std::thread([dead = std::move(owned)]() mutable { dead = Csr{}; }).detach();
+        owned = Csr{};
+    });
 }
 
 }  // namespace heapgraph::graph

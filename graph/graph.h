@@ -65,6 +65,7 @@ struct HeapGraph {
     std::vector<std::string> root_kind_names;
     std::vector<NodeId> root_nodes;      // distinct nodes of global roots, ascending
     std::vector<std::uint8_t> reachable;  // 1 when some path from a root reaches the node
+    std::uint64_t edges = 0;              // kept when the rows are released after dominators
 
     std::uint32_t node_count() const { return static_cast<std::uint32_t>(kind.size()); }
 };
@@ -112,6 +113,9 @@ namespace heapgraph::graph {
 
 struct RetainedOptions {
     bool keep_unreachable = false;  // MAT's -keep_unreachable_objects (docs/dominators.md)
+    // Free the graph's edges (out and in) as soon as the dominator step is done with each:
+    // lowers the peak when nothing after needs them (the CLI's reports do not).
+    bool release_edges = false;
 };
 
 struct Retained;
@@ -134,6 +138,9 @@ struct DominatorTree {
 // is indexed by node. Deterministic for a given graph.
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                                  std::span<const std::uint64_t> shallow);
+// The same, freeing `out` once numbered and `in` once the semidominators are known.
+DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
+                                           std::span<const std::uint64_t> shallow);
 
 }  // namespace heapgraph::graph
 
@@ -149,7 +156,9 @@ struct Retained {
 
 // Dominators and retained sizes over the graph's global roots, plus, with keep_unreachable,
 // roots chosen among unreachable objects as MAT does.
-Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options);
+Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options);  // keeps edges
+// With options.release_edges the graph's out and in rows are empty afterwards.
+Retained compute_retained(HeapGraph& graph, const RetainedOptions& options);
 
 // Retained bytes of the set of nodes whose flag is 1: the nodes of the set that no other
 // member dominates, summed (MAT's retained size of a class's or loader's objects).

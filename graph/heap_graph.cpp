@@ -94,6 +94,7 @@ HeapGraph build_heap_graph(HeapInput input) {
     HeapGraph graph;
     std::uint32_t nodes = static_cast<std::uint32_t>(input.kind.size());
     graph.out = input.out ? std::move(*input.out) : make_csr(input.edges, nodes, true);
+    graph.edges = graph.out.targets.size();
     graph.kind = std::move(input.kind);
     graph.class_index = std::move(input.class_index);
     graph.shallow_bytes = std::move(input.shallow_bytes);

@@ -11,7 +11,7 @@ Summary summarize(const HeapGraph& graph) {
     for (const GcRoot& root : graph.roots) named.push_back(root.node);
     std::sort(named.begin(), named.end());
     s.gc_roots = static_cast<std::uint64_t>(std::unique(named.begin(), named.end()) - named.begin());
-    s.edges = graph.out.targets.size();
+    s.edges = graph.edges;
     s.gc_roots_by_kind.assign(graph.root_kind_names.size(), 0);
     for (const GcRoot& root : graph.roots) ++s.gc_roots_by_kind[root.kind];
     for (NodeId v = 0; v < graph.node_count(); ++v) {

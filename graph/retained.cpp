@@ -99,7 +99,10 @@ void make_children(Retained& r) {
 
 }  // namespace
 
-Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options) {
+namespace {
+
+template <typename Dominators>
+Retained retained_with(const HeapGraph& graph, const RetainedOptions& options, Dominators dominators) {
     Retained result;
     std::vector<NodeId> roots = graph.root_nodes;
     if (options.keep_unreachable) {
@@ -107,11 +110,26 @@ Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options
         roots.insert(roots.end(), result.unreachable_roots.begin(), result.unreachable_roots.end());
         std::sort(roots.begin(), roots.end());
     }
-    result.tree = compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes);
+    result.tree = dominators(roots);
     result.in_tree.assign(graph.node_count(), 0);
     for (NodeId v : result.tree.preorder) result.in_tree[v] = 1;
     make_children(result);
     return result;
+}
+
+}  // namespace
+
+Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options) {
+    return retained_with(graph, options, [&](const std::vector<NodeId>& roots) {
+        return compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes);
+    });
+}
+
+Retained compute_retained(HeapGraph& graph, const RetainedOptions& options) {
+    return retained_with(graph, options, [&](const std::vector<NodeId>& roots) {
+        return options.release_edges ? compute_dominators_releasing(graph.out, graph.in, roots, graph.shallow_bytes)
+                                     : compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes);
+    });
 }
 
 std::uint64_t retained_bytes_of_set(const DominatorTree& tree, std::span<const std::uint8_t> member) {
