@@ -360,3 +360,672 @@ TEST_CASE("phd: a J9 all-hashed dump stores a short hash in every record kind") 
     CHECK(records.classes[0].super_address == a);
     CHECK(records.classes[0].name == "K");
 }
+
+TEST_CASE("phd: an IBM 1.4.2 dump (all hashed, not J9) stores an int hash only where a record flags one") {
+    const ObjectId base = 0x00C01000, a = base - 0x100;
+    ByteBuilder b = phd_header(4, 5, kAllHashed);
+    b.u1(0x40);                    // medium object: no refs, byte gap
+    b.u1(0x04);                    //   gap +4 units (version 5: 4-byte units): 0x10
+    b.id(a);                       //   class A; no hash follows
+    b.u1(0x04);                    // long object record
+    b.u1(0x83);                    //   flags: int gap, byte refs, hashed and moved, hashed
+    b.u4((base - 0x10) >> 2);      //   gap: to base
+    b.id(a);                       //   class A
+    b.u4(0x12345678);              //   int hash (flagged)
+    b.u4(0);                       //   no references
+    b.u1(0x06);                    // class record
+    b.u1(0x08);                    //   flags: byte gap, byte refs, hashed
+    b.u1(0x04);                    //   gap +4 units: base + 0x10
+    b.u4(12);                      //   instance size
+    b.u4(0x0BADCAFE);              //   int hash (flagged)
+    b.id(0);                       //   no super class
+    b.u2(1).text("K");             //   name
+    b.u4(0);                       //   no references
+    b.u1(0x03);                    // end of dump
+
+    PhdRecords records = decode(b).records;
+    REQUIRE(records.objects.size() == 2);
+    CHECK(records.objects[0].address == 0x10);
+    CHECK(records.objects[1].address == base);
+    REQUIRE(records.classes.size() == 1);
+    CHECK(records.classes[0].address == base + 0x10);
+    CHECK(records.classes[0].hash == 0x0BADCAFEu);
+}
+
+TEST_CASE("phd: a version 4 dump counts 8-byte units and its tag 5 object arrays end with their references") {
+    const ObjectId base = 0x00C01000, a = base - 0x100;
+    ByteBuilder b = phd_header(4, 4, 0);
+    b.u1(0x04);                    // long object record
+    b.u1(0x81);                    //   flags: int gap, byte refs, hashed
+    b.u4(base >> 3);               //   gap: base / 8 units
+    b.id(a);                       //   class A
+    b.u4(1);                       //   1 reference
+    b.u1(0x02);                    //   +2 units: base + 0x10
+    b.u1(0x05);                    // object array record (tag 5)
+    b.u1(0x00);                    //   flags: byte gap, byte refs
+    b.u1(0x02);                    //   gap +2 units: base + 0x10
+    b.id(a);                       //   class A
+    b.u4(2);                       //   2 references, last index first
+    b.u1(0xFE);                    //   -2 units: base (index 1)
+    b.u1(0x04);                    //   +4 units: base + 0x30 (index 0)
+    b.u1(0x03);                    // end of dump: no true length, no instance size before it
+
+    PhdRecords records = decode(b).records;
+    REQUIRE(records.objects.size() == 2);
+    CHECK(records.objects[0].address == base);
+    CHECK(refs_of(records, records.objects[0]) == std::vector<ObjectId>{base + 0x10});
+    const PhdObject& array = records.objects[1];
+    CHECK(array.kind == ObjectKind::object_array);
+    CHECK(array.address == base + 0x10);
+    CHECK(array.length == 2);
+    CHECK(array.instance_size == 0);
+    CHECK(refs_of(records, array) == std::vector<ObjectId>{base + 0x30, base});
+    CHECK(count(records, PhdRecordKind::object_array_old) == 1);
+}
+
+// ---- arrays ---------------------------------------------------------------------------------
+
+TEST_CASE("phd: primitive arrays in short and long form give element type, length and v6 instance size") {
+    std::uint32_t word = 0;
+    SUBCASE("32-bit words") { word = 4; }
+    SUBCASE("64-bit words") { word = 8; }
+    const ObjectId base = wide(word, 0x00C01000);
+    ByteBuilder b = phd_header(word, 6, kJ9);
+    base_object(b, base, base - 0x100);  // at base
+    b.u1(0x20);                    // primitive array: 001 000 00 = boolean[], byte gap and length
+    b.u1(0x04);                    //   gap +4 units: base + 0x10
+    b.u1(0xC8);                    //   length 200 (unsigned)
+    b.u4(0x36);                    //   instance size 0x36 units: 216 bytes
+    b.u1(0x25);                    // primitive array: 001 001 01 = char[], short gap and length
+    b.u2(0x0040);                  //   gap +0x40 units: base + 0x110
+    b.u2(0x9000);                  //   length 36,864 (unsigned)
+    b.u4(0x4804);                  //   instance size: 0x12010 bytes
+    b.u1(0x3A);                    // primitive array: 001 110 10 = int[], int gap and length
+    b.u4(0xFFFFFFF0);              //   gap -0x10 units: base + 0xD0
+    b.u4(5);                       //   length 5
+    b.u4(8);                       //   instance size 32 bytes
+    b.u1(0x3F);                    // primitive array: 001 111 11 = long[], long gap and length
+    b.u8(0x20);                    //   gap +0x20 units: base + 0x150
+    b.u8(2);                       //   length 2
+    b.u4(8);                       //   instance size 32 bytes
+    b.u1(0x07);                    // long primitive array record
+    b.u1(0x80);                    //   flags: 100 0 00 0 0 = byte[], byte gap and length
+    b.u1(0x04);                    //   gap +4 units: base + 0x160
+    b.u1(0xFF);                    //   length 255
+    b.u4(0x42);                    //   instance size 264 bytes
+    b.u1(0x07);                    // long primitive array record
+    b.u1(0xB3);                    //   flags: 101 1 00 1 1 = short[], word gap and length, moved, hashed
+    b.id(0x10);                    //   gap word +0x10 units: base + 0x1A0
+    b.id(1000);                    //   length word 1000
+    b.u4(0xCAFEBABE);              //   int hash (flagged)
+    b.u4(0x1F6);                   //   instance size 2008 bytes
+    b.u1(0x03);                    // end of dump
+
+    PhdRecords records = decode(b).records;
+    REQUIRE(records.objects.size() == 7);
+    struct Expected {
+        ObjectId address;
+        BasicType type;
+        std::uint64_t length, instance_size;
+    };
+    const Expected expected[] = {
+        {base + 0x10, BasicType::boolean, 200, 216},   {base + 0x110, BasicType::char_, 36864, 0x12010},
+        {base + 0xD0, BasicType::int_, 5, 32},          {base + 0x150, BasicType::long_, 2, 32},
+        {base + 0x160, BasicType::byte, 255, 264},      {base + 0x1A0, BasicType::short_, 1000, 2008}};
+    for (std::size_t i = 0; i < 6; ++i) {
+        CAPTURE(i);
+        const PhdObject& array = records.objects[i + 1];
+        CHECK(array.kind == ObjectKind::primitive_array);
+        CHECK(array.address == expected[i].address);
+        CHECK(array.element_type == static_cast<std::uint8_t>(expected[i].type));
+        CHECK(array.length == expected[i].length);
+        CHECK(array.instance_size == expected[i].instance_size);
+        CHECK(array.class_address == 0);
+        CHECK(array.ref_count == 0);
+    }
+    CHECK(count(records, PhdRecordKind::primitive_array) == 4);
+    CHECK(count(records, PhdRecordKind::long_primitive_array) == 2);
+}
+
+TEST_CASE("phd: before defect 78432 a primitive array of size code 3 holds an int gap and an int length") {
+    ByteBuilder b = phd_header(4, 5, kJ9, "20050917");
+    b.u1(0x3B);                    // primitive array: 001 110 11 = int[], size code 3
+    b.u4(0x00C01000 >> 2);         //   gap: an int, not a long
+    b.u4(7);                       //   length: an int, not a long
+    b.u1(0x03);                    // end of dump
+    Decoded decoded = decode(b);
+    CHECK(decoded.header.pre78432());
+    REQUIRE(decoded.records.objects.size() == 1);
+    CHECK(decoded.records.objects[0].address == 0x00C01000);
+    CHECK(decoded.records.objects[0].length == 7);
+}
+
+TEST_CASE("phd: object arrays (tags 8 and 5) give references in index order, true length and v6 instance size") {
+    std::uint32_t word = 0;
+    SUBCASE("32-bit words") { word = 4; }
+    SUBCASE("64-bit words") { word = 8; }
+    const ObjectId base = wide(word, 0x00C01000), a = base - 0x100, c = base - 0x200;
+    ByteBuilder b = phd_header(word, 6, kJ9);
+    base_object(b, base, a);       // at base
+    b.u1(0x08);                    // object array record (tag 8)
+    b.u1(0x01);                    //   flags: byte gap, byte refs, hashed
+    b.u1(0x10);                    //   gap +0x10 units: base + 0x40
+    b.id(a);                       //   class: A (J9 writes the element class)
+    b.u4(3);                       //   3 non-null references, last index first
+    b.u1(0x02);                    //   +2 units: base + 0x48
+    b.u1(0x04);                    //   +4 units: base + 0x50
+    b.u1(0xF0);                    //   -0x10 units: base
+    b.u4(6);                       //   true length 6: 3 elements are null
+    b.u4(0x0A);                    //   instance size 40 bytes
+    b.u1(0x05);                    // object array record (tag 5)
+    b.u1(0x12);                    //   flags: 00 01 00 1 0 = byte gap, short refs, hashed and moved
+    b.u1(0x10);                    //   gap +0x10 units: base + 0x80
+    b.id(c);                       //   class: C
+    b.u4(0x0BADF00D);              //   int hash (flagged)
+    b.u4(2);                       //   2 references, last index first
+    b.u2(0xFFF0);                  //   -0x10 units: base + 0x40
+    b.u2(0x0100);                  //   +0x100 units: base + 0x480
+    b.u4(0x06);                    //   instance size 24 bytes (v6: in tag 5 too)
+    b.u1(0x03);                    // end of dump
+
+    PhdRecords records = decode(b).records;
+    REQUIRE(records.objects.size() == 3);
+    const PhdObject& first = records.objects[1];
+    CHECK(first.kind == ObjectKind::object_array);
+    CHECK(first.address == base + 0x40);
+    CHECK(first.class_address == a);
+    CHECK(first.length == 6);
+    CHECK(first.instance_size == 40);
+    CHECK(refs_of(records, first) == std::vector<ObjectId>{base, base + 0x50, base + 0x48});
+    const PhdObject& second = records.objects[2];
+    CHECK(second.address == base + 0x80);
+    CHECK(second.class_address == c);
+    CHECK(second.length == 2);
+    CHECK(second.instance_size == 24);
+    CHECK(refs_of(records, second) == std::vector<ObjectId>{base + 0x480, base + 0x40});
+    CHECK(count(records, PhdRecordKind::object_array) == 1);
+    CHECK(count(records, PhdRecordKind::object_array_old) == 1);
+}
+
+// ---- classes, the class cache, quirks -------------------------------------------------------
+
+TEST_CASE("phd: a class record gives its name, super class, instance size, hash and static references") {
+    std::uint32_t word = 0;
+    SUBCASE("32-bit words") { word = 4; }
+    SUBCASE("64-bit words") { word = 8; }
+    const ObjectId base = wide(word, 0x00C01000), a = base - 0x100;
+    const ObjectId klass = base + 0x400;
+    ByteBuilder b = phd_header(word, 6, kJ9);
+    base_object(b, base, a);                // at base
+    std::uint64_t at1 = b.size();
+    b.u1(0x06);                             // class record
+    b.u1(0x78);                             //   flags: 01 11 1 000 = short gap, long refs, hashed
+    b.u2(0x0100);                           //   gap +0x100 units: base + 0x400
+    b.u4(24);                               //   instance size 24 bytes
+    b.u4(0xDEADBEEF);                       //   int hash (flagged)
+    b.id(a);                                //   super class A
+    b.u2(16).text("java/lang/String");      //   name
+    b.u4(3);                                //   3 references
+    b.u8(static_cast<std::uint64_t>(-0x100)); //   -0x100 units: base
+    b.u8(0x10);                             //   +0x10 units: base + 0x440
+    b.u8(-(klass >> 2));                    //   lands on address 0: a null, dropped
+    std::uint64_t at2 = b.size();
+    b.u1(0x06);                             // class record
+    b.u1(0x00);                             //   flags: byte gap, byte refs, no hash
+    b.u1(0x10);                             //   gap +0x10 units: base + 0x440
+    b.u4(16);                               //   instance size 16 bytes
+    b.id(a);                                //   super class A
+    b.u2(2).text("[I");                     //   name
+    b.u4(0);                                //   no references
+    b.u1(0x03);                             // end of dump
+
+    PhdRecords records = decode(b).records;
+    REQUIRE(records.classes.size() == 2);
+    const PhdClass& string = records.classes[0];
+    CHECK(string.address == klass);
+    CHECK(string.super_address == a);
+    CHECK(string.name == "java/lang/String");
+    CHECK(string.instance_size == 24);
+    CHECK(string.hash == 0xDEADBEEFu);
+    CHECK(string.static_refs == std::vector<ObjectId>{base, base + 0x440});
+    CHECK(string.file_offset == at1);
+    const PhdClass& ints = records.classes[1];
+    CHECK(ints.address == base + 0x440);
+    CHECK(ints.name == "[I");
+    CHECK_FALSE(ints.hash.has_value());
+    CHECK(ints.static_refs.empty());
+    CHECK(ints.file_offset == at2);
+    CHECK(records.objects.size() == 1);
+    CHECK(records.refs.empty());  // class references live in the class records
+    CHECK(records.null_refs_dropped == 1);
+    CHECK(count(records, PhdRecordKind::class_record) == 2);
+}
+
+TEST_CASE("phd: the class cache keeps the classes of the last 4 medium and long objects, and runs carry it") {
+    std::uint32_t word = 0;
+    SUBCASE("32-bit words") { word = 4; }
+    SUBCASE("64-bit words") { word = 8; }
+    const ObjectId base = wide(word, 0x00C01000);
+    auto cls = [&](int k) { return base - 0x100 * static_cast<ObjectId>(k); };
+    ByteBuilder b = phd_header(word, 6, kJ9);
+    base_object(b, base, cls(1));  // class 1 -> slot 0
+    b.u1(0x40);                    // medium object: no refs, byte gap
+    b.u1(0x04);                    //   gap +4 units: base + 0x10
+    b.id(cls(2));                  //   class 2 -> slot 1
+    b.u1(0x08);                    // object array record (tag 8): leaves the cache alone
+    b.u1(0x00);                    //   flags: byte gap, byte refs
+    b.u1(0x04);                    //   gap +4 units: base + 0x20
+    b.id(cls(9));                  //   class 9
+    b.u4(0);                       //   no references
+    b.u4(0);                       //   true length 0
+    b.u4(4);                       //   instance size 16 bytes
+    b.u1(0x06);                    // class record: leaves the cache alone
+    b.u1(0x00);                    //   flags: byte gap, byte refs
+    b.u1(0x04);                    //   gap +4 units: base + 0x30
+    b.u4(16);                      //   instance size
+    b.id(0);                       //   no super class
+    b.u2(1).text("K");             //   name
+    b.u4(0);                       //   no references
+    b.u1(0x04);                    // long object record
+    b.u1(0x01);                    //   flags: byte gap, byte refs, hashed
+    b.u1(0x04);                    //   gap +4 units: base + 0x40
+    b.id(cls(3));                  //   class 3 -> slot 2
+    b.u4(0);                       //   no references
+    b.u1(0x40);                    // medium object: no refs, byte gap
+    b.u1(0x04);                    //   gap +4 units: base + 0x50
+    b.id(cls(4));                  //   class 4 -> slot 3
+    b.u1(0x40);                    // medium object: no refs, byte gap
+    b.u1(0x04);                    //   gap +4 units: base + 0x60
+    b.id(cls(5));                  //   class 5 -> slot 0, replacing class 1
+    std::uint64_t shorts = b.size();
+    b.u1(0x80);                    // short object, slot 0: 1 00 00 0 00
+    b.u1(0x04);                    //   gap +4 units: base + 0x70
+    b.u1(0xA0);                    // short object, slot 1: 1 01 00 0 00
+    b.u1(0x04);                    //   gap +4 units: base + 0x80
+    b.u1(0xC0);                    // short object, slot 2: 1 10 00 0 00
+    b.u1(0x04);                    //   gap +4 units: base + 0x90
+    b.u1(0xE0);                    // short object, slot 3: 1 11 00 0 00
+    b.u1(0x04);                    //   gap +4 units: base + 0xA0
+    b.u1(0x03);                    // end of dump
+
+    Decoded decoded = decode(b);
+    const auto& objects = decoded.records.objects;
+    REQUIRE(objects.size() == 10);
+    CHECK(objects[6].address == base + 0x70);
+    CHECK(objects[6].class_address == cls(5));
+    CHECK(objects[7].class_address == cls(2));
+    CHECK(objects[8].class_address == cls(3));
+    CHECK(objects[9].class_address == cls(4));
+    CHECK(objects[9].address == base + 0xA0);
+
+    // The state a run starting at the first short object gets from the scan.
+    auto runs = expect_ok<std::vector<PhdRun>>(scan_phd_runs(b.bytes, decoded.header, 1));
+    REQUIRE(runs.size() == 11);
+    const PhdState& state = runs[7].start;
+    CHECK(state.offset == shorts);
+    CHECK(state.address == base + 0x60);
+    CHECK(state.class_cache[0] == cls(5));
+    CHECK(state.class_cache[1] == cls(2));
+    CHECK(state.class_cache[2] == cls(3));
+    CHECK(state.class_cache[3] == cls(4));
+    CHECK(state.next_cache_slot == 1);
+    CHECK(runs.back().end == b.size() - 1);  // the end-of-dump tag
+}
+
+TEST_CASE("phd: in a J9 dump an object's class address written as its first reference is dropped and counted") {
+    bool j9 = false;
+    SUBCASE("J9") { j9 = true; }
+    SUBCASE("not J9") { j9 = false; }
+    const ObjectId base = 0x00C01000, a = base - 0x100;
+    ByteBuilder b = phd_header(4, 5, j9 ? kJ9 : 0);  // version 5: 4-byte units either way
+    base_object(b, base, a);       // at base
+    b.u1(0x50);                    // medium object: 01 010 0 00 = 2 refs, byte gap, byte refs
+    b.u1(0x04);                    //   gap +4 units: base + 0x10
+    b.id(a);                       //   class A
+    b.u1(0xBC);                    //   -0x44 units: A itself, first: the quirk
+    b.u1(0xBC);                    //   -0x44 units: A again, second: a real reference
+    b.u1(0x88);                    // short object: slot 0 (A), 1 ref, byte gap, byte refs
+    b.u1(0x04);                    //   gap +4 units: base + 0x20
+    b.u1(0xB8);                    //   -0x48 units: A, first: the quirk
+    b.u1(0x06);                    // class record
+    b.u1(0x00);                    //   flags: byte gap, byte refs
+    b.u1(0x04);                    //   gap +4 units: base + 0x30
+    b.u4(16);                      //   instance size
+    b.id(0);                       //   no super class
+    b.u2(1).text("K");             //   name
+    b.u4(1);                       //   1 reference
+    b.u1(0x00);                    //   0 units: the class itself, kept (classes have no quirk)
+    b.u1(0x03);                    // end of dump
+
+    PhdRecords records = decode(b).records;
+    REQUIRE(records.objects.size() == 3);
+    if (j9) {
+        CHECK(refs_of(records, records.objects[1]) == std::vector<ObjectId>{a});
+        CHECK(records.objects[2].ref_count == 0);
+        CHECK(records.class_refs_dropped == 2);
+    } else {
+        CHECK(refs_of(records, records.objects[1]) == std::vector<ObjectId>{a, a});
+        CHECK(refs_of(records, records.objects[2]) == std::vector<ObjectId>{a});
+        CHECK(records.class_refs_dropped == 0);
+    }
+    REQUIRE(records.classes.size() == 1);
+    CHECK(records.classes[0].static_refs == std::vector<ObjectId>{base + 0x30});
+}
+
+TEST_CASE("phd: addresses wrap at the word size") {
+    std::uint32_t word = 0;
+    SUBCASE("32-bit words") { word = 4; }
+    SUBCASE("64-bit words") { word = 8; }
+    ByteBuilder b = phd_header(word, 6, kJ9);
+    b.u1(0x40);                    // medium object: no refs, byte gap
+    b.u1(0x04);                    //   gap +4 units from address 0: 0x10
+    b.id(0x100);                   //   class
+    b.u1(0x88);                    // short object: slot 0, 1 ref, byte gap, byte refs
+    b.u1(0xF8);                    //   gap -8 units: 0x10 - 0x20 wraps
+    b.u1(0x08);                    //   +8 units: back to 0x10
+    b.u1(0x03);                    // end of dump
+    PhdRecords records = decode(b).records;
+    REQUIRE(records.objects.size() == 2);
+    CHECK(records.objects[1].address == (word == 4 ? 0xFFFFFFF0ULL : 0xFFFFFFFFFFFFFFF0ULL));
+    CHECK(refs_of(records, records.objects[1]) == std::vector<ObjectId>{0x10});
+}
+
+// ---- bad input ------------------------------------------------------------------------------
+
+namespace {
+
+// Good records, then room for a bad tag, then good records again. Returns the bad tag offset.
+std::uint64_t records_around(ByteBuilder& b, std::uint8_t middle_tag) {
+    const ObjectId base = 0x00C01000;
+    base_object(b, base, base - 0x100);  // at base
+    b.u1(0x80);                          // short object: slot 0, no refs, byte gap
+    b.u1(0x04);                          //   gap +4 units
+    std::uint64_t middle = b.size();
+    b.u1(middle_tag);                    // the tag under test
+    b.u1(0x80);                          // short object: slot 0, no refs, byte gap
+    b.u1(0x04);                          //   gap +4 units
+    b.u1(0x03);                          // end of dump
+    return middle;
+}
+
+}  // namespace
+
+TEST_CASE("phd: an unknown tag in the middle of the body is reported at its offset by scan and decode") {
+    for (std::uint8_t tag : {0x00, 0x01, 0x02, 0x09, 0x1F}) {
+        CAPTURE(tag);
+        ByteBuilder b = phd_header(4, 6, kJ9);
+        std::uint64_t middle = records_around(b, tag);
+        PhdHeader header = expect_ok<PhdHeader>(read_phd_header(b.bytes));
+        DecodeError error = expect_error(scan_phd_runs(b.bytes, header, 1 << 20));
+        CHECK(error.offset == middle);
+        char name[32];
+        std::snprintf(name, sizeof name, "PHD record tag 0x%02x", tag);
+        CHECK(error.record == name);
+        CHECK(error.message == "is not a PHD body record");
+
+        // A run over the same bytes (as a scan of the file before the corruption cut it)
+        // meets the same error when decoded.
+        PhdRun run{phd_initial_state(header), b.size() - 1};
+        DecodeError decoded = expect_error(decode_phd_run(b.bytes, header, run));
+        CHECK(decoded.offset == middle);
+        CHECK(decoded.record == name);
+    }
+}
+
+TEST_CASE("phd: bytes after the end-of-dump tag, or no end-of-dump tag, are errors") {
+    ByteBuilder b = phd_header(4, 6, kJ9);
+    base_object(b, 0x00C01000, 0x00C00F00);  // one record
+    std::uint64_t end_tag = b.size();
+    SUBCASE("trailing bytes") {
+        b.u1(0x03);  // end of dump
+        b.u1(0x00);  // junk
+        b.u1(0x00);  // junk
+        PhdHeader header = expect_ok<PhdHeader>(read_phd_header(b.bytes));
+        DecodeError error = expect_error(scan_phd_runs(b.bytes, header, 1 << 20));
+        CHECK(error.offset == end_tag);
+        CHECK(error.record == "PHD end-of-dump tag");
+        CHECK(error.message == "is followed by 2 more bytes up to " + hex_offset(b.size()));
+    }
+    SUBCASE("missing end-of-dump tag") {
+        PhdHeader header = expect_ok<PhdHeader>(read_phd_header(b.bytes));
+        DecodeError error = expect_error(scan_phd_runs(b.bytes, header, 1 << 20));
+        CHECK(error.offset == end_tag);
+        CHECK(error.record == "PHD end-of-dump tag");
+        CHECK(error.message == "is missing: the file ends at " + hex_offset(b.size()) + " after a whole record");
+    }
+}
+
+TEST_CASE("phd: a run that does not end at a record boundary, or lies outside the file, is an error") {
+    ByteBuilder b = phd_header(4, 6, kJ9);
+    base_object(b, 0x00C01000, 0x00C00F00);  // 14 bytes from 0x24
+    b.u1(0x03);                              // end of dump
+    PhdHeader header = expect_ok<PhdHeader>(read_phd_header(b.bytes));
+    PhdRun inside{phd_initial_state(header), 0x24 + 5};
+    DecodeError error = expect_error(decode_phd_run(b.bytes, header, inside));
+    CHECK(error.offset == 0x24);
+    CHECK(error.record == "PHD run");
+    CHECK(error.message == "has a record that crosses its end at " + hex_offset(0x29));
+    PhdRun past{phd_initial_state(header), b.size() + 1};
+    CHECK(expect_error(decode_phd_run(b.bytes, header, past)).record == "PHD run");
+    PhdRun over_end_tag{phd_initial_state(header), b.size()};
+    DecodeError end = expect_error(decode_phd_run(b.bytes, header, over_end_tag));
+    CHECK(end.offset == b.size() - 1);
+    CHECK(end.record == "PHD end-of-dump tag");
+}
+
+namespace {
+
+// Decodes `bytes` from the header to the end; "" when it decodes, else the error's offset,
+// record and message.
+std::string try_decode(Bytes bytes, std::uint64_t* offset = nullptr) {
+    auto header = read_phd_header(bytes);
+    const DecodeError* error = std::get_if<DecodeError>(&header);
+    std::variant<std::vector<PhdRun>, DecodeError> runs;
+    if (!error) {
+        runs = scan_phd_runs(bytes, std::get<PhdHeader>(header), 4096);
+        error = std::get_if<DecodeError>(&runs);
+    }
+    if (!error) {
+        for (const PhdRun& run : std::get<std::vector<PhdRun>>(runs)) {
+            auto records = decode_phd_run(bytes, std::get<PhdHeader>(header), run);
+            if (auto* e = std::get_if<DecodeError>(&records)) {
+                if (offset) *offset = e->offset;
+                return e->record + " " + e->message;
+            }
+        }
+        return "";
+    }
+    if (offset) *offset = error->offset;
+    return error->record + " " + error->message;
+}
+
+}  // namespace
+
+TEST_CASE("phd: a fixture with every record kind cut at every byte offset gives an error naming that offset") {
+    std::uint32_t word = 0;
+    SUBCASE("32-bit words") { word = 4; }
+    SUBCASE("64-bit words") { word = 8; }
+    const ObjectId base = wide(word, 0x00C01000);
+    ByteBuilder b = phd_header(word, 6, kJ9);
+    base_object(b, base, base - 0x100);  // long object
+    b.u1(0x48);                    // medium object: 1 ref, byte gap, byte refs
+    b.u1(0x04);                    //   gap
+    b.id(base - 0x200);            //   class
+    b.u1(0xFC);                    //   ref
+    b.u1(0xA8);                    // short object: slot 1, 1 ref, byte gap, byte refs
+    b.u1(0x04);                    //   gap
+    b.u1(0xFC);                    //   ref
+    b.u1(0x25);                    // primitive array: char[], short gap and length
+    b.u2(0x0004);                  //   gap
+    b.u2(0x0100);                  //   length
+    b.u4(0x84);                    //   instance size
+    b.u1(0x07);                    // long primitive array: byte[], word gap and length, hashed
+    b.u1(0x93);                    //   flags
+    b.id(0x50);                    //   gap
+    b.id(0x10);                    //   length
+    b.u4(0x11111111);              //   int hash
+    b.u4(0x08);                    //   instance size
+    b.u1(0x08);                    // object array (tag 8): byte gap, byte refs
+    b.u1(0x00);                    //   flags
+    b.u1(0x08);                    //   gap
+    b.id(base - 0x100);            //   class
+    b.u4(1);                       //   1 reference
+    b.u1(0xF0);                    //   ref
+    b.u4(2);                       //   true length
+    b.u4(0x06);                    //   instance size
+    b.u1(0x06);                    // class record: byte gap, byte refs
+    b.u1(0x00);                    //   flags
+    b.u1(0x08);                    //   gap
+    b.u4(16);                      //   instance size
+    b.id(base - 0x100);            //   super class
+    b.u2(3).text("Foo");           //   name
+    b.u4(1);                       //   1 reference
+    b.u1(0xF0);                    //   ref
+    b.u1(0x03);                    // end of dump
+    REQUIRE(try_decode(b.bytes).empty());
+    for (std::size_t size = 0; size < b.size(); ++size) {
+        CAPTURE(size);
+        std::uint64_t offset = ~0ULL;
+        std::string message = try_decode(Bytes(b.bytes.data(), size), &offset);
+        CHECK(message.find(hex_offset(size)) != std::string::npos);
+        CHECK(offset <= size);
+    }
+}
+
+// ---- the real dumps in data/phd ---------------------------------------------------------------
+
+namespace {
+
+struct CorpusFile {
+    const char* name;
+    const char* javacore;
+    int version;
+    std::uint32_t flags;
+    std::uint64_t classes, objects, object_arrays, primitive_arrays, refs, strings;
+    std::uint64_t class_refs_dropped;
+};
+
+// data/phd/README.md; ../shared/dumps/PROVENANCE.md "phd/".
+const CorpusFile kCorpus[] = {
+    {"heapdump.20100112.141124.11580.0002.phd", "javacore.20100112.141124.11580.0003.txt", 5, 6,
+     411, 2720, 555, 1583, 6537, 1533, 1},
+    {"heapdump.20100209.165721.4484.phd", "javacore.20100209.165721.4484.txt", 5, 2,
+     341, 2479, 209, 1701, 4905, 1473, 0},
+    {"heapdump.20160404.083909.9480.0002.phd", "javacore.20160404.083909.9480.0003.txt", 6, 5,
+     917, 33647, 1073, 20618, 83554, 20200, 2},
+};
+
+std::uint64_t kinds(const PhdRecords& records, ObjectKind kind) {
+    std::uint64_t n = 0;
+    for (const PhdObject& object : records.objects) n += object.kind == kind;
+    return n;
+}
+
+std::uint64_t all_refs(const PhdRecords& records) {
+    std::uint64_t n = records.refs.size();
+    for (const PhdClass& cls : records.classes) n += cls.static_refs.size();
+    return n;
+}
+
+// Loaded classes listed by a javacore: one 3CLTEXTCLASS line each.
+std::uint64_t javacore_classes(const std::string& path) {
+    std::ifstream in(path);
+    std::uint64_t n = 0;
+    for (std::string line; std::getline(in, line);) n += line.rfind("3CLTEXTCLASS", 0) == 0;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("phd: every dump in data/phd decodes to its last byte with the measured record counts") {
+    for (const CorpusFile& file : kCorpus) {
+        CAPTURE(file.name);
+        std::vector<std::uint8_t> bytes = test::read_file(test::data_path(std::string("phd/") + file.name));
+        REQUIRE(!bytes.empty());
+        Decoded decoded = decode_runs(bytes, std::uint64_t{1} << 40);
+        CHECK(decoded.header.version == file.version);
+        CHECK(decoded.header.flags == file.flags);
+        REQUIRE(decoded.runs.size() == 1);
+        CHECK(decoded.runs.back().end == bytes.size() - 1);  // then the end-of-dump tag
+        const PhdRecords& records = decoded.records;
+        CHECK(records.classes.size() == file.classes);
+        CHECK(kinds(records, ObjectKind::instance) == file.objects);
+        CHECK(kinds(records, ObjectKind::object_array) == file.object_arrays);
+        CHECK(kinds(records, ObjectKind::primitive_array) == file.primitive_arrays);
+        CHECK(all_refs(records) == file.refs);
+        CHECK(records.class_refs_dropped == file.class_refs_dropped);
+        CHECK(records.null_refs_dropped == 0);
+        CHECK(count(records, PhdRecordKind::object_array_old) == 0);  // all tag 8
+
+        std::map<std::string, ObjectId> by_name;
+        for (const PhdClass& cls : records.classes) by_name[cls.name] = cls.address;
+        std::uint64_t strings = 0;
+        for (const PhdObject& object : records.objects)
+            strings += object.kind == ObjectKind::instance && object.class_address == by_name["java/lang/String"];
+        CHECK(strings == file.strings);
+
+        // Small runs decode to exactly the same records.
+        Decoded small = decode_runs(bytes, 4096);
+        CHECK(small.runs.size() > 1);
+        check_same(records, small.records);
+    }
+}
+
+TEST_CASE("phd: the v6 dump's array instance sizes sum to 1,998,032 bytes") {
+    std::vector<std::uint8_t> bytes =
+        test::read_file(test::data_path("phd/heapdump.20160404.083909.9480.0002.phd"));
+    PhdRecords records = decode_runs(bytes, 64 * 1024).records;
+    std::uint64_t sum = 0, arrays_without = 0;
+    for (const PhdObject& object : records.objects) {
+        if (object.kind == ObjectKind::instance) continue;
+        sum += object.instance_size;
+        arrays_without += object.instance_size == 0;
+    }
+    CHECK(sum == 1998032);
+    CHECK(arrays_without == 0);
+}
+
+TEST_CASE("phd: the J9 dumps have one class record per class their javacore lists") {
+    for (const CorpusFile& file : kCorpus) {
+        CAPTURE(file.name);
+        std::vector<std::uint8_t> bytes = test::read_file(test::data_path(std::string("phd/") + file.name));
+        Decoded decoded = decode_runs(bytes, 1 << 20);
+        std::uint64_t listed = javacore_classes(test::data_path(std::string("phd/") + file.javacore));
+        if (decoded.header.j9) {
+            CHECK(decoded.records.classes.size() == listed);
+        } else {
+            // The IBM 1.4.2 javacore lists 332 classes against 341 class records.
+            CHECK(listed == 332);
+            CHECK(decoded.records.classes.size() == 341);
+        }
+    }
+}
+
+TEST_CASE("phd: the smallest real dump cut at every byte offset gives an error naming that offset") {
+    std::vector<std::uint8_t> bytes = test::read_file(test::data_path("phd/heapdump.20100209.165721.4484.phd"));
+    REQUIRE(bytes.size() == 39112);
+    REQUIRE(try_decode(bytes).empty());
+    std::size_t failures = 0;
+    for (std::size_t size = 0; size < bytes.size(); ++size) {
+        std::uint64_t offset = ~0ULL;
+        std::string message = try_decode(Bytes(bytes.data(), size), &offset);
+        if (message.find(hex_offset(size)) == std::string::npos || offset > size) {
+            if (++failures <= 5) FAIL_CHECK("size " << size << ": " << message);
+        }
+    }
+    CHECK(failures == 0);
+}
+
+TEST_CASE("phd: the J9 dumps cut at sampled offsets give an error naming that offset") {
+    for (const char* name : {"heapdump.20100112.141124.11580.0002.phd", "heapdump.20160404.083909.9480.0002.phd"}) {
+        CAPTURE(name);
+        std::vector<std::uint8_t> bytes = test::read_file(test::data_path(std::string("phd/") + name));
+        for (std::size_t size = 0; size < bytes.size(); size += size < 200 ? 1 : 97) {
+            CAPTURE(size);
+            std::uint64_t offset = ~0ULL;
+            std::string message = try_decode(Bytes(bytes.data(), size), &offset);
+            CHECK(message.find(hex_offset(size)) != std::string::npos);
+            CHECK(offset <= size);
+        }
+    }
+}
