@@ -322,7 +322,10 @@ std::string phd_record_name(PhdRecordKind kind);
 
 struct PhdObject {
     ObjectId address = 0;
-    ObjectId class_address = 0;  // instances, object arrays (as written); 0 for primitive arrays
+    // As written; 0 for primitive arrays. For object arrays the writers put the element class
+    // (component type) here, not the array class: String[] names java/lang/String (OpenJ9
+    // writeArrayObjectRecord; DTFJ still checks which at load time).
+    ObjectId class_address = 0;
     ObjectKind kind = ObjectKind::instance;  // instance, object_array or primitive_array
     std::uint8_t element_type = 0;  // primitive arrays: a BasicType code (PHD code + 4)
     std::uint64_t length = 0;       // arrays: elements (tag 8: the true length, nulls included)
@@ -335,7 +338,10 @@ struct PhdClass {
     ObjectId address = 0, super_address = 0;
     std::string name;  // as written: "java/lang/String", "[I", "[Ljava/lang/Object;"
     std::uint32_t instance_size = 0;  // bytes of an instance, as the VM gave it
-    std::vector<ObjectId> static_refs;  // non-null
+    // Every non-null reference the record lists: statics, and in J9 dumps also the class
+    // object's own fields, its class loader, and the classes its constant pool, super classes
+    // and interfaces name (OpenJ9 rasdump/heapdump.cpp, writeClassRecord).
+    std::vector<ObjectId> static_refs;
     std::optional<std::uint32_t> hash;
     std::uint64_t file_offset = 0;
 };
@@ -355,5 +361,8 @@ struct PhdRecords {
 // boundary with the right state and ends at one).
 std::variant<PhdRecords, DecodeError> decode_phd_run(Bytes file, const PhdHeader& header,
                                                      const PhdRun& run);
+// The same into `out`, whose buffers are reused (a decoder thread keeps one).
+std::optional<DecodeError> decode_phd_run_into(Bytes file, const PhdHeader& header, const PhdRun& run,
+                                               PhdRecords& out);
 
 }  // namespace heapgraph

@@ -27,7 +27,7 @@ constexpr std::string_view kMagic = "portable heap dump";
 
 // Big-endian reads that never fail on their own: a read past the end returns 0 and marks
 // the cursor, which the caller checks once the record is read. A record cut short is then
-// reported as a whole, at its own offset, and never half-applied.
+// reported once, at its own offset, however many of its fields were missing.
 class PhdCursor {
 public:
     PhdCursor(Bytes file, std::uint64_t pos) : file_(file), pos_(pos) {}
@@ -206,6 +206,7 @@ std::optional<DecodeError> RecordWalker::finish_object(PhdRecordKind kind, PhdOb
     if (auto error = finish(kind, object.address)) return error;
     if (out_) {
         object.file_offset = record_offset_;
+        object.first_ref = out_->refs.size() - object.ref_count;  // also for objects without any
         out_->objects.push_back(object);
     }
     return std::nullopt;
@@ -448,23 +449,34 @@ std::variant<std::vector<PhdRun>, DecodeError> scan_phd_runs(Bytes file, const P
     }
 }
 
-std::variant<PhdRecords, DecodeError> decode_phd_run(Bytes file, const PhdHeader& header,
-                                                     const PhdRun& run) {
-    PhdRecords records;
+std::optional<DecodeError> decode_phd_run_into(Bytes file, const PhdHeader& header, const PhdRun& run,
+                                               PhdRecords& out) {
+    out.objects.clear();
+    out.refs.clear();
+    out.classes.clear();
+    std::fill(std::begin(out.counts_by_kind), std::end(out.counts_by_kind), 0);
+    out.class_refs_dropped = out.null_refs_dropped = 0;
     if (run.end > file.size() || run.start.offset > run.end)
-        return DecodeError{run.start.offset, "PHD run", "ends at " + hex_offset(run.end) +
-                                                            ", outside the file or before its start (file ends at " +
-                                                            hex_offset(file.size()) + ")"};
-    RecordWalker walker(file, header, run.start, &records);
+        return DecodeError{run.start.offset, "PHD run",
+                           "ends at " + hex_offset(run.end) + ", outside the file or before its start (file ends at " +
+                               hex_offset(file.size()) + ")"};
+    RecordWalker walker(file, header, run.start, &out);
     while (walker.state().offset < run.end) {
         std::uint64_t record_offset = walker.state().offset;
-        if (auto error = walker.next()) return std::move(*error);
+        if (auto error = walker.next()) return error;
         if (walker.at_end_tag())
             return DecodeError{record_offset, "PHD end-of-dump tag",
                                "lies inside a run that ends at " + hex_offset(run.end)};
         if (walker.state().offset > run.end)
             return DecodeError{record_offset, "PHD run", "has a record that crosses its end at " + hex_offset(run.end)};
     }
+    return std::nullopt;
+}
+
+std::variant<PhdRecords, DecodeError> decode_phd_run(Bytes file, const PhdHeader& header,
+                                                     const PhdRun& run) {
+    PhdRecords records;
+    if (auto error = decode_phd_run_into(file, header, run, records)) return std::move(*error);
     return records;
 }
 
