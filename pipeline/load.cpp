@@ -7,6 +7,7 @@
 
 #include "gzip_input.h"
 #include "hprof_loader.h"
+#include "phd_loader.h"
 #include "mapped_file.h"
 #include "pipeline.h"
 
@@ -61,7 +62,8 @@ LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options)
             if (source.inflated) break;
             return load_gzip(bytes, source.file_mapping, std::move(info), options);
         case DumpFormat::phd:
-            throw UnsupportedFormat(info.path + ": IBM Portable Heap Dump (PHD) is recognised but not supported yet");
+            if (source.inflated) info.format = "phd-gz";
+            return load_phd(bytes, std::move(info), options);
         case DumpFormat::classic:
             throw UnsupportedFormat(info.path + ": IBM classic text heapdump is recognised but not supported yet");
         case DumpFormat::unknown:

@@ -120,3 +120,12 @@ TEST_CASE("MAT fidelity: --keep-unreachable roots unreferenced garbage and keeps
     for (graph::NodeId v : kept.unreachable_roots) CHECK(!dump.graph.reachable[v]);
     CHECK(kept.unreachable_roots.size() < s.unreachable_objects);
 }
+
+TEST_CASE("MAT fidelity: on the 2010 J9 PHD, R retains 256 bytes with MAT's dominator tree") {
+    // DominatorTreeTest.java l.58-61 (IBM_JDK6_32BIT_HEAP). PHD has no roots: classes and
+    // objects nothing references are the roots, as in MAT.
+    TestData t = load("phd/heapdump.20100112.141124.11580.0002.phd");
+    check_mat_tree(t);
+    CHECK(t.retained.tree.retained_bytes[t.by_letter.at("R")] == 256);
+    CHECK(t.retained.tree.super_root_retained_bytes == graph::summarize(t.dump.graph).reachable_bytes);
+}
