@@ -12,7 +12,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include "edge_blocks.h"
 #include "hprof_chunker.h"
 #include "hprof_graph_builder.h"
+#include "ordered_flow.h"
 
 namespace heapgraph {
 
@@ -113,15 +113,8 @@ void release(const HeapChunk& chunk) {
 }
 
 struct ChunkTask {
-    std::uint64_t sequence = 0;
-    std::shared_ptr<HeapChunk> chunk;
+    std::shared_ptr<HeapChunk> chunk;  // shared: a deferred chunk is kept for a second decode
     std::shared_ptr<const ClassTable> classes;
-};
-
-struct BlockResult {
-    std::uint64_t sequence = 0;
-    std::shared_ptr<HeapChunk> chunk;
-    std::shared_ptr<std::variant<EdgeBlock, DecodeError>> block;
 };
 
 struct DecodedDump {
@@ -138,26 +131,12 @@ public:
           release_pages_(release_pages) {}
 
     DecodedDump run() {
-        namespace flow = tbb::flow;
-        flow::graph g;
-        flow::input_node<ChunkTask> reader(g, [this](tbb::flow_control& control) { return cut(control); });
         std::size_t in_flight = std::max<std::uint64_t>(2, options_.bytes_in_flight / options_.chunk_bytes);
-        flow::limiter_node<ChunkTask> limiter(g, in_flight);
-        flow::function_node<ChunkTask, BlockResult> decode(g, flow::unlimited, [](const ChunkTask& task) {
-            return BlockResult{task.sequence, task.chunk,
-                               std::make_shared<std::variant<EdgeBlock, DecodeError>>(
-                                   decode_to_block(*task.chunk, *task.classes))};
-        });
-        flow::sequencer_node<BlockResult> in_order(g, [](const BlockResult& r) { return r.sequence; });
-        flow::function_node<BlockResult, flow::continue_msg> collect(
-            g, flow::serial, [this](const BlockResult& r) { keep(r); return flow::continue_msg(); });
-        flow::make_edge(reader, limiter);
-        flow::make_edge(limiter, decode);
-        flow::make_edge(decode, in_order);
-        flow::make_edge(in_order, collect);
-        flow::make_edge(collect, limiter.decrementer());
-        reader.activate();
-        g.wait_for_all();
+        run_ordered_flow<ChunkTask, std::variant<EdgeBlock, DecodeError>>(
+            [this] { return cut(); },
+            [](const ChunkTask& task) { return decode_to_block(*task.chunk, *task.classes); },
+            [this](const ChunkTask& task, std::variant<EdgeBlock, DecodeError>& block) { keep(task, block); },
+            in_flight);
         if (first_error_) fail(info_, *first_error_);
         out_.classes = chunker_.classes();
         redo_deferred();
@@ -165,36 +144,32 @@ public:
     }
 
 private:
-    ChunkTask cut(tbb::flow_control& control) {
+    std::optional<ChunkTask> cut() {
         auto next = chunker_.next();
         if (auto* error = std::get_if<DecodeError>(&next)) {
             note_error(std::move(*error));
-            control.stop();
-            return {};
+            return std::nullopt;
         }
         auto& chunk = std::get<std::optional<HeapChunk>>(next);
-        if (!chunk) {
-            control.stop();
-            return {};
-        }
+        if (!chunk) return std::nullopt;
         if (chunker_.classes().size() != classes_in_table_ || !table_) {
             table_ = make_class_table(chunker_.classes(), info_.id_size, false);
             classes_in_table_ = chunker_.classes().size();
         }
-        return ChunkTask{sequence_++, std::make_shared<HeapChunk>(std::move(*chunk)), table_};
+        return ChunkTask{std::make_shared<HeapChunk>(std::move(*chunk)), table_};
     }
 
-    void keep(const BlockResult& r) {
-        if (auto* error = std::get_if<DecodeError>(r.block.get())) {
+    void keep(const ChunkTask& task, std::variant<EdgeBlock, DecodeError>& result) {
+        if (auto* error = std::get_if<DecodeError>(&result)) {
             note_error(std::move(*error));
             out_.blocks.emplace_back();
             out_.deferred.emplace_back();
             return;
         }
-        EdgeBlock& block = std::get<EdgeBlock>(*r.block);
-        out_.deferred.push_back(block.deferred_on ? r.chunk : nullptr);
+        EdgeBlock& block = std::get<EdgeBlock>(result);
+        out_.deferred.push_back(block.deferred_on ? task.chunk : nullptr);
         out_.blocks.push_back(std::move(block));
-        if (release_pages_) release(*r.chunk);
+        if (release_pages_) release(*task.chunk);
         if (options_.progress)
             options_.progress({"decode", chunker_.done_bytes(), chunker_.total_bytes(), "B"});
     }
@@ -223,7 +198,6 @@ private:
     bool release_pages_;
     std::shared_ptr<const ClassTable> table_;
     std::size_t classes_in_table_ = 0;
-    std::uint64_t sequence_ = 0;
     DecodedDump out_;
     std::mutex error_mutex_;
     std::optional<DecodeError> first_error_;

@@ -1,6 +1,7 @@
 // PHD -> heap graph:
 //   1. header, then one cheap pass that cuts the body into runs carrying the decoder state;
-//   2. runs decode in parallel (results kept in run order, so any thread count agrees);
+//   2. runs decode in parallel through the HPROF flow graph (ordered_flow.h): results come
+//      back in run order, so any thread count agrees;
 //   3. nodes (objects and class records) get ids in address order; classes keep their names
 //      in Java form; object arrays, which name their element class, are given the array class;
 //   4. edges as for HPROF (instance -> class, references, class -> super and its listed refs);
@@ -8,11 +9,10 @@
 //      references becomes a root (docs/heap-graph.md).
 #include "phd_loader.h"
 
-#include <oneapi/tbb/parallel_for.h>
-
 #include <map>
 
 #include "address_index.h"
+#include "ordered_flow.h"
 
 namespace heapgraph {
 
@@ -206,10 +206,27 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
                          " is out of range: a PHD file holds 1 heap dump, numbered 0");
     std::vector<PhdRun> runs = take(info, scan_phd_runs(file, header, kRunBytes));
     clock.start("decode");
-    std::vector<std::variant<PhdRecords, DecodeError>> decoded(runs.size());
-    tbb::parallel_for(std::size_t{0}, runs.size(), [&](std::size_t i) { decoded[i] = decode_phd_run(file, header, runs[i]); });
+    // The same flow graph as HPROF: runs in order in, decoded in parallel, collected in order
+    // (so the first error collected is the first in the file).
     std::vector<PhdRecords> records;
-    for (auto& d : decoded) records.push_back(take(info, std::move(d)));
+    std::optional<DecodeError> first_error;
+    std::size_t next_run = 0;
+    run_ordered_flow<PhdRun, std::variant<PhdRecords, DecodeError>>(
+        [&]() -> std::optional<PhdRun> {
+            if (next_run == runs.size()) return std::nullopt;
+            return runs[next_run++];
+        },
+        [&](const PhdRun& run) { return decode_phd_run(file, header, run); },
+        [&](const PhdRun& run, std::variant<PhdRecords, DecodeError>& result) {
+            if (auto* error = std::get_if<DecodeError>(&result)) {
+                if (!first_error) first_error = std::move(*error);
+                return;
+            }
+            records.push_back(std::move(std::get<PhdRecords>(result)));
+            if (options.progress) options.progress({"decode", run.end, file.size(), "B"});
+        },
+        std::max<std::uint64_t>(2, options.bytes_in_flight / kRunBytes));
+    if (first_error) throw DumpError(info.path, *first_error);
     clock.start("graph");
     LoadedDump loaded = PhdBuilder(header, records, info).build();
     clock.stop();
