@@ -2,6 +2,7 @@
 // size model (formats/size_model.cpp). Every chunk maps position 0 to file offset 0x1000, so
 // an error at chunk position p must report offset 0x1000 + p.
 #include "formats.h"
+#include "decode_expect.h"
 #include "test_support.h"
 
 #include <doctest/doctest.h>
@@ -13,6 +14,9 @@
 
 using namespace heapgraph;
 using heapgraph::test::ByteBuilder;
+
+using heapgraph::test::expect_error;
+using heapgraph::test::expect_ok;
 
 namespace {
 
@@ -26,19 +30,6 @@ HeapChunk chunk_over(const std::vector<std::uint8_t>& bytes) {
     chunk.bytes = bytes;
     chunk.pieces = {{0, kBase}};
     return chunk;
-}
-
-template <typename T, typename Result>
-T expect_ok(Result&& result) {
-    if (auto* error = std::get_if<DecodeError>(&result))
-        FAIL(error->record << " @" << hex_offset(error->offset) << ": " << error->message);
-    return std::get<T>(std::move(result));
-}
-
-template <typename Result>
-DecodeError expect_error(Result&& result) {
-    REQUIRE(std::holds_alternative<DecodeError>(result));
-    return std::get<DecodeError>(std::move(result));
 }
 
 HprofContext no_layouts(std::uint32_t id) {

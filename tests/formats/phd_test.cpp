@@ -4,6 +4,7 @@
 // Every fixture is decoded twice: as one run and with a run cut after every record, so each
 // test also checks that the scan hands the right state (address, class cache) to each run.
 #include "formats.h"
+#include "decode_expect.h"
 #include "test_support.h"
 
 #include <doctest/doctest.h>
@@ -17,6 +18,9 @@
 
 using namespace heapgraph;
 using heapgraph::test::ByteBuilder;
+
+using heapgraph::test::expect_error;
+using heapgraph::test::expect_ok;
 
 namespace {
 
@@ -51,19 +55,6 @@ void base_object(ByteBuilder& b, ObjectId base, ObjectId cls) {
     b.u(base >> 2, w8 ? 8 : 4);  //   gap: base / 4 units from address 0
     b.id(cls);                   //   class address
     b.u4(0);                     //   no references
-}
-
-template <typename T, typename Result>
-T expect_ok(Result&& result) {
-    if (auto* error = std::get_if<DecodeError>(&result))
-        FAIL(error->record << " @" << hex_offset(error->offset) << ": " << error->message);
-    return std::get<T>(std::move(result));
-}
-
-template <typename Result>
-DecodeError expect_error(Result&& result) {
-    REQUIRE(std::holds_alternative<DecodeError>(result));
-    return std::get<DecodeError>(std::move(result));
 }
 
 // Appends one run's records, renumbering its reference indexes.
