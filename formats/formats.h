@@ -365,4 +365,11 @@ std::variant<PhdRecords, DecodeError> decode_phd_run(Bytes file, const PhdHeader
 std::optional<DecodeError> decode_phd_run_into(Bytes file, const PhdHeader& header, const PhdRun& run,
                                                PhdRecords& out);
 
+// ---- javacore ------------------------------------------------------------------------------
+// The javacore an IBM/OpenJ9 JVM writes with a PHD names its threads. Newer ones give each
+// thread's java/lang/Thread object ("3XMTHREADINFO ... java/lang/Thread:0x..."); older ones
+// give only the J9VMThread, which is no heap object. Returns the Thread objects found, in
+// file order (research notes: MAT makes these THREAD_OBJ roots).
+std::vector<ObjectId> javacore_thread_objects(std::string_view text);
+
 }  // namespace heapgraph

@@ -206,6 +206,8 @@ private:
 }  // namespace
 
 LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, bool release_pages) {
+    if (!options.javacore.empty())
+        throw BadRequest(info.path + ": --javacore applies to PHD dumps; HPROF records its own roots");
     std::vector<StageTiming> timings;
     StageClock clock(timings);
     clock.start("frame");

@@ -9,6 +9,8 @@
 //      references becomes a root (docs/heap-graph.md).
 #include "phd_loader.h"
 
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "address_index.h"
@@ -30,8 +32,9 @@ std::uint64_t align8(std::uint64_t bytes) { return (bytes + 7) / 8 * 8; }
 
 class PhdBuilder {
 public:
-    PhdBuilder(const PhdHeader& header, std::vector<PhdRecords>& runs, DumpInfo& info)
-        : header_(header), runs_(runs), info_(info) {}
+    PhdBuilder(const PhdHeader& header, std::vector<PhdRecords>& runs, DumpInfo& info,
+               std::vector<ObjectId> threads)
+        : header_(header), runs_(runs), info_(info), threads_(std::move(threads)) {}
 
     LoadedDump build() {
         index_nodes();
@@ -44,6 +47,9 @@ public:
         if (class_refs_dropped_)
             loaded.warnings.push_back({"phd_class_refs_dropped", class_refs_dropped_,
                                        "J9 writes an object's class as its first reference: dropped, as DTFJ does"});
+        if (threads_missing_)
+            loaded.warnings.push_back({"javacore_threads_missing", threads_missing_,
+                                       "javacore thread objects the dump does not contain: not made roots"});
         if (dangling_)
             loaded.warnings.push_back({"dangling_references", dangling_,
                                        "references to objects the dump does not contain were skipped: retained sizes may be low"});
@@ -166,9 +172,15 @@ private:
         for (std::uint64_t i = o.first_ref; i < o.first_ref + o.ref_count; ++i) edge(v, r.refs[i]);
     }
 
-    // MAT's rule for dumps without roots: classes, and objects nothing else references.
+    // Roots a PHD can have: classes, objects nothing else references, and the thread objects
+    // a javacore names (docs/heap-graph.md).
     void add_roots() {
-        input_.root_kind_names = {"class", "unreferenced"};
+        input_.root_kind_names = {"class", "unreferenced", "thread_object"};
+        for (ObjectId thread : threads_) {
+            graph::NodeId node = node_of(thread);
+            if (node == graph::kNoNode) ++threads_missing_;
+            else input_.roots.push_back({node, 2, true});
+        }
         std::vector<std::uint8_t> referenced(input_.kind.size(), 0);
         for (const graph::Edge& e : input_.edges)
             if (e.from != e.to) referenced[e.to] = 1;
@@ -187,8 +199,17 @@ private:
     std::unordered_map<ObjectId, std::uint32_t> by_address_;
     std::unordered_map<std::uint32_t, std::uint64_t> class_sizes_;
     std::uint32_t class_of_classes_ = 0;
-    std::uint64_t class_refs_dropped_ = 0, dangling_ = 0;
+    std::vector<ObjectId> threads_;
+    std::uint64_t class_refs_dropped_ = 0, dangling_ = 0, threads_missing_ = 0;
 };
+
+std::vector<ObjectId> javacore_threads(const LoadOptions& options, const DumpInfo& info) {
+    if (options.javacore.empty()) return {};
+    std::ifstream in(options.javacore, std::ios::binary);
+    if (!in) throw BadRequest(info.path + ": --javacore " + options.javacore + " cannot be read");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return javacore_thread_objects(text);
+}
 
 }  // namespace
 
@@ -228,7 +249,7 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
         std::max<std::uint64_t>(2, options.bytes_in_flight / kRunBytes));
     if (first_error) throw DumpError(info.path, *first_error);
     clock.start("graph");
-    LoadedDump loaded = PhdBuilder(header, records, info).build();
+    LoadedDump loaded = PhdBuilder(header, records, info, javacore_threads(options, info)).build();
     clock.stop();
     loaded.timings = std::move(timings);
     loaded.info = std::move(info);

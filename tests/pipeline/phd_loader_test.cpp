@@ -59,3 +59,28 @@ TEST_CASE("phd pipeline: the CLI keeps every object of a PHD, as MAT does") {
     LoadedDump dump = load_dump(test::data_path("phd/heapdump.20100209.165721.4484.phd"), {});
     CHECK(graph::summarize(dump.graph).unreachable_objects > 0);  // before keeping them
 }
+
+TEST_CASE("phd pipeline: --javacore adds the thread objects a javacore names as roots") {
+    LoadOptions options;
+    options.javacore = test::data_path("phd/javacore.20160404.083909.9480.0003.txt");
+    LoadedDump dump = load_dump(test::data_path("phd/heapdump.20160404.083909.9480.0002.phd"), options);
+    graph::Summary s = graph::summarize(dump.graph);
+    REQUIRE(dump.graph.root_kind_names.size() == 3);
+    CHECK(dump.graph.root_kind_names[2] == "thread_object");
+    CHECK(s.gc_roots_by_kind[2] == 16);  // 16 "java/lang/Thread:0x" lines, all in the dump
+    CHECK(dump.warnings.size() == 1);    // the class-ref quirk only: no thread is missing
+    // The 2010 javacore names J9VMThreads only, no Thread objects: nothing to add.
+    options.javacore = test::data_path("phd/javacore.20100112.141124.11580.0003.txt");
+    LoadedDump old = load_dump(test::data_path("phd/heapdump.20100112.141124.11580.0002.phd"), options);
+    CHECK(graph::summarize(old.graph).gc_roots_by_kind[2] == 0);
+}
+
+TEST_CASE("phd pipeline: javacore thread lines give their Thread object addresses") {
+    std::string text =
+        "1CITHREADS\n"
+        "3XMTHREADINFO      \"main\" J9VMThread:0x0000000002D00500, j9thread_t:0x00000000007A75C0, "
+        "java/lang/Thread:0x00000000FFB23D90, state:R, prio=5\n"
+        "3XMTHREADINFO      \"old\" TID:0x000CBD00, j9thread_t:0x00295524, state:R, prio=5\n"
+        "3XMTHREADINFO1            (native thread ID:0x1, java/lang/Thread:0x00000000DEADBEE0)\n";
+    CHECK(javacore_thread_objects(text) == std::vector<ObjectId>{0xFFB23D90});
+}
