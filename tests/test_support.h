@@ -63,7 +63,8 @@ struct Run {
 };
 
 inline Run run(const std::string& args) {
-    std::string command = std::string(HEAPGRAPH_CLI) + " " + args + " 2>&1";
+    // stderr joins stdout first, so an `args` that redirects stderr itself (2>/dev/null) wins.
+    std::string command = std::string(HEAPGRAPH_CLI) + " 2>&1 " + args;
     Run result{0, {}};
     FILE* pipe = popen(command.c_str(), "r");
     char buffer[4096];
