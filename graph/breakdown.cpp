@@ -47,10 +47,9 @@ std::vector<std::uint64_t> retained_by_group(const Retained& retained, std::size
 
 }  // namespace
 
-std::vector<NodeId> top_dominators(const DominatorTree& tree, std::size_t limit) {
-    std::vector<NodeId> top;
-    for (NodeId v : tree.preorder)
-        if (tree.idom[v] == kSuperRoot) top.push_back(v);
+std::vector<NodeId> top_dominators(const Retained& retained, std::size_t limit) {
+    const DominatorTree& tree = retained.tree;
+    std::vector<NodeId> top = retained.top;
     std::sort(top.begin(), top.end(), [&](NodeId a, NodeId b) {
         if (tree.retained_bytes[a] != tree.retained_bytes[b]) return tree.retained_bytes[a] > tree.retained_bytes[b];
         return a < b;

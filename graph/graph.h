@@ -169,7 +169,7 @@ std::uint64_t retained_bytes_of_set(const DominatorTree& tree, std::span<const s
 namespace heapgraph::graph {
 
 // The super root's children, by retained bytes desc then node id, at most `limit`.
-std::vector<NodeId> top_dominators(const DominatorTree& tree, std::size_t limit);
+std::vector<NodeId> top_dominators(const Retained& retained, std::size_t limit);
 
 // Retained bytes of each class's objects taken as one set (index = class index): the sum
 // over its objects that no other object of the class dominates. Class objects count under

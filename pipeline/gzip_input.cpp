@@ -48,14 +48,6 @@ void write_all(int fd, const std::uint8_t* data, std::size_t size, const std::st
     }
 }
 
-// The compressed dump is a read-only file mapping: inflated pages need not stay resident.
-void release_pages(Bytes done) {
-    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(done.data()) + page - 1) / page * page;
-    std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(done.data()) + done.size()) / page * page;
-    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-}
-
 // ---- zlib: any gzip, serially -------------------------------------------------------------
 
 std::uint64_t stream_with_zlib(Bytes gz, bool file_mapping, int fd, const std::string& name,

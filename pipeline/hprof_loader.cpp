@@ -21,6 +21,8 @@
 #include "edge_blocks.h"
 #include "hprof_chunker.h"
 #include "hprof_graph_builder.h"
+#include "mapped_file.h"
+#include "take.h"
 #include "ordered_flow.h"
 
 namespace heapgraph {
@@ -38,12 +40,6 @@ struct TopLevel {
 
 [[noreturn]] void fail(const DumpInfo& info, DecodeError error) {
     throw DumpError(info.path, error);
-}
-
-template <typename T>
-T take(const DumpInfo& info, std::variant<T, DecodeError>&& result) {
-    if (auto* error = std::get_if<DecodeError>(&result)) fail(info, std::move(*error));
-    return std::move(std::get<T>(result));
 }
 
 void keep_top_record(TopLevel& top, const TopRecord& record) {
@@ -100,16 +96,6 @@ std::shared_ptr<const ClassTable> make_class_table(const std::vector<ClassDump>&
     for (const ClassDump& c : classes)
         table->context.layouts.emplace(c.class_id, make_layout(by_id, c.class_id, id_size));
     return table;
-}
-
-// Drops the file pages of a decoded chunk: the mapping is read-only and file-backed, so a
-// later read faults them in again from the page cache. Keeps the peak RSS off the dump size.
-void release(const HeapChunk& chunk) {
-    if (!chunk.owned.empty() || chunk.bytes.empty()) return;
-    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(chunk.bytes.data()) + page - 1) / page * page;
-    std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(chunk.bytes.data()) + chunk.bytes.size()) / page * page;
-    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 struct ChunkTask {
@@ -169,7 +155,7 @@ private:
         EdgeBlock& block = std::get<EdgeBlock>(result);
         out_.deferred.push_back(block.deferred_on ? task.chunk : nullptr);
         out_.blocks.push_back(std::move(block));
-        if (release_pages_) release(*task.chunk);
+        if (release_pages_ && task.chunk->owned.empty()) release_pages(task.chunk->bytes);  // copies own their bytes
         if (options_.progress)
             options_.progress({"decode", chunker_.done_bytes(), chunker_.total_bytes(), "B"});
     }

@@ -22,4 +22,9 @@ private:
     std::size_t size_ = 0;
 };
 
+// Drops the resident pages fully inside `bytes`, which must lie in a read-only, file-backed
+// mapping: a later read faults them in again from the page cache (on anonymous memory this
+// would zero them). Keeps the peak RSS off the dump size.
+void release_pages(std::span<const std::uint8_t> bytes);
+
 }  // namespace heapgraph

@@ -15,18 +15,13 @@
 
 #include "address_index.h"
 #include "ordered_flow.h"
+#include "take.h"
 
 namespace heapgraph {
 
 namespace {
 
 constexpr std::uint64_t kRunBytes = 4u << 20;
-
-template <typename T>
-T take(const DumpInfo& info, std::variant<T, DecodeError>&& result) {
-    if (auto* error = std::get_if<DecodeError>(&result)) throw DumpError(info.path, *error);
-    return std::move(std::get<T>(result));
-}
 
 std::uint64_t align8(std::uint64_t bytes) { return (bytes + 7) / 8 * 8; }
 

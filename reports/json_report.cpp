@@ -92,7 +92,7 @@ Json histogram_section(const Analysis& a, bool in_tree) {
 
 Json dominators_section(const Analysis& a) {
     const graph::DominatorTree& tree = a.retained.tree;
-    std::vector<graph::NodeId> top = graph::top_dominators(tree, a.top);
+    std::vector<graph::NodeId> top = graph::top_dominators(a.retained, a.top);
     const graph::Csr& children = a.retained.children;
     Json out = Json::array();
     for (graph::NodeId v : top) {
