@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "always", "never"}));
     analyze_cmd->add_flag("--timings", args.timings, "Print per-stage wall time and peak RSS; add `timings` to the JSON");
     analyze_cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
-    analyze_cmd->add_option("--javacore", args.load.javacore, "PHD only: the javacore written with the dump (thread roots)");
+    analyze_cmd->add_option("--javacore", args.load.javacore, "PHD only: the javacore written with the dump (thread roots, class loaders)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1,29 +1,146 @@
-// Reads the thread objects out of an IBM/OpenJ9 javacore (a text thread dump written beside
-// a PHD). Only "3XMTHREADINFO" lines matter, and in them only "java/lang/Thread:0x<hex>".
+// Reads what heap analysis needs out of an IBM/OpenJ9 javacore (the text thread dump written
+// beside a PHD): the Thread objects of live threads ("3XMTHREADINFO" lines) and which loader
+// loaded which class ("2CLTEXTCLLOADER" / "2CLTEXTCLLOAD" / "3CLTEXTCLASS" lines). The rules
+// follow OpenJ9 DTFJ's javacore parser (ThreadInfoLineRule, ThreadSectionParser,
+// ClassLoaderSectionParser), restated in docs/heap-graph.md.
+#include <algorithm>
 #include <charconv>
+#include <map>
 
 #include "formats.h"
 
 namespace heapgraph {
 
-std::vector<ObjectId> javacore_thread_objects(std::string_view text) {
-    constexpr std::string_view kLine = "3XMTHREADINFO ";
-    constexpr std::string_view kThread = "java/lang/Thread:0x";
-    std::vector<ObjectId> threads;
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+// The hex number after `key` ("TID:0x..."), or nullopt. `digits` gets its text.
+std::optional<ObjectId> hex_after(std::string_view line, std::string_view key, std::string_view* digits = nullptr) {
+    std::size_t found = line.find(key);
+    if (found == std::string_view::npos) return std::nullopt;
+    std::string_view hex = line.substr(found + key.size());
+    ObjectId value = 0;
+    auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), value, 16);
+    if (ec != std::errc()) return std::nullopt;
+    if (digits) *digits = hex.substr(0, static_cast<std::size_t>(ptr - hex.data()));
+    return value;
+}
+
+bool alive(std::string_view line) {
+    std::size_t at = line.find("state:");
+    if (at == std::string_view::npos) return false;
+    std::string_view state = line.substr(at + 6);
+    state = state.substr(0, state.find_first_of(", )"));
+    return state == "R" || state == "CW" || state == "P" || state == "B" || state == "MW";
+}
+
+struct PendingThread {
+    std::optional<ObjectId> object, tid;
+    bool tid_is_j9 = false, has_info1 = false, alive = false;
+};
+
+// 1.4.2 writes no Thread object: its TID is one, unless an info1 line follows or the TID
+// starts "0x0" (a Java 5 J9VMThread).
+std::optional<ObjectId> thread_object(const PendingThread& t) {
+    if (!t.alive) return std::nullopt;
+    if (t.object) return t.object;
+    if (t.tid && !t.has_info1 && !t.tid_is_j9) return t.tid;
+    return std::nullopt;
+}
+
+PendingThread read_thread_line(std::string_view line) {
+    PendingThread t;
+    t.alive = alive(line);
+    t.object = hex_after(line, "java/lang/Thread:0x");
+    std::string_view digits;
+    if ((t.tid = hex_after(line, "TID:0x", &digits))) t.tid_is_j9 = digits.starts_with('0');
+    else t.tid = hex_after(line, "J9VMThread:0x"), t.tid_is_j9 = true;
+    return t;
+}
+
+// "Loader sun/misc/Launcher$AppClassLoader(0x017ADDF0), Shadow 0x00BADF58, Parent ..."
+// gives the name, the address in parentheses and the Shadow address when there is one.
+struct LoaderLine {
+    std::string name;
+    ObjectId address = 0;
+    std::optional<ObjectId> shadow;
+};
+std::optional<LoaderLine> read_loader_line(std::string_view line) {
+    std::size_t at = line.find("Loader ");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view rest = line.substr(at + 7);
+    std::size_t open = rest.find("(0x");
+    if (open == std::string_view::npos) return std::nullopt;
+    LoaderLine loader{std::string(rest.substr(0, open)), hex_after(rest, "(0x").value_or(0), std::nullopt};
+    loader.shadow = hex_after(rest, "Shadow 0x");
+    return loader;
+}
+
+// "java/security/BasicPermissionCollection(0x02108150)"
+std::optional<Javacore::Class> read_class_line(std::string_view rest) {
+    rest = trim(rest);
+    std::size_t open = rest.rfind("(0x");
+    if (open == std::string_view::npos) return std::nullopt;
+    return Javacore::Class{std::string(rest.substr(0, open)), hex_after(rest.substr(open), "(0x").value_or(0)};
+}
+
+class JavacoreReader {
+public:
+    void line(std::string_view line) {
+        if (line.starts_with("3XMTHREADINFO ")) {
+            finish_thread();
+            thread_ = read_thread_line(line);
+        } else if (line.starts_with("3XMTHREADINFO1") && thread_) {
+            thread_->has_info1 = true;
+        } else if (line.starts_with("2CLTEXTCLLOADER")) {
+            if (auto loader = read_loader_line(line))
+                objects_[loader->address] = loader->shadow.value_or(loader->address);
+        } else if (line.starts_with("2CLTEXTCLLOAD ")) {
+            if (auto loader = read_loader_line(line)) {
+                auto known = objects_.find(loader->address);
+                core_.loaders.push_back({loader->name, known != objects_.end() ? known->second : loader->address, {}});
+            }
+        } else if (line.starts_with("3CLTEXTCLASS") && !core_.loaders.empty()) {
+            if (auto cls = read_class_line(line.substr(12))) core_.loaders.back().classes.push_back(std::move(*cls));
+        }
+    }
+
+    Javacore finish() {
+        finish_thread();
+        return std::move(core_);
+    }
+
+private:
+    void finish_thread() {
+        if (!thread_) return;
+        std::optional<ObjectId> object = thread_object(*thread_);
+        thread_.reset();
+        auto& threads = core_.thread_objects;
+        if (object && *object && std::find(threads.begin(), threads.end(), *object) == threads.end())
+            threads.push_back(*object);
+    }
+
+    Javacore core_;
+    std::optional<PendingThread> thread_;
+    std::map<ObjectId, ObjectId> objects_;  // loader address in parentheses -> heap object
+};
+
+}  // namespace
+
+Javacore read_javacore(std::string_view text) {
+    JavacoreReader reader;
     for (std::size_t at = 0; at < text.size();) {
         std::size_t end = text.find('\n', at);
         if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(at, end - at);
+        reader.line(text.substr(at, end - at));
         at = end + 1;
-        if (!line.starts_with(kLine)) continue;
-        std::size_t found = line.find(kThread);
-        if (found == std::string_view::npos) continue;
-        std::string_view hex = line.substr(found + kThread.size());
-        ObjectId address = 0;
-        auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), address, 16);
-        if (ec == std::errc() && address) threads.push_back(address);
     }
-    return threads;
+    return reader.finish();
 }
 
 }  // namespace heapgraph

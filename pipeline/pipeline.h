@@ -30,7 +30,7 @@ struct LoadOptions {
     std::uint64_t bytes_in_flight = 64u << 20;  // decoded-but-not-collected bound
     std::uint64_t max_inflated_bytes = std::uint64_t{1} << 40;  // gzip bomb guard
     std::string temp_dir;  // where gzip dumps inflate to (default: $TMPDIR, else /tmp)
-    std::string javacore;  // PHD only: a javacore written with the dump, for thread roots
+    std::string javacore;  // PHD only: a javacore written with the dump, for thread roots and class loaders
     std::function<void(const ProgressEvent&)> progress;
 };
 
