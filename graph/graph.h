@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace heapgraph::graph {
@@ -183,5 +185,58 @@ struct LoaderRow {
 };
 // One row per class loader that defined a class, by retained bytes desc then loader id.
 std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained& retained);
+
+}  // namespace heapgraph::graph
+
+namespace heapgraph::graph {
+
+// Collection sizes from the graph's shape alone, the way Eclipse MAT counts them when a dump
+// has no field values (IBM PHD): MAT's getMapSize, getOnlyArrayField and
+// followOnlyNonArrayOutgoingReference, restated in graph/collections.cpp. Our graph has no
+// field names or values for any format, so this rule serves HPROF too.
+enum class CollectionShape : std::uint8_t {
+    none,
+    hashed,  // a table of entries, chains of same-class entries (HashMap, Hashtable, CHM ...)
+    tree,    // a root entry and its same-class links (TreeMap)
+    array,   // the non-null slots of one object array (ArrayList, Vector, ArrayDeque)
+    linked,  // nodes linked to each other, maybe around a sentinel (LinkedList)
+};
+
+// Reusable across calls: sizes for every collection of a heap cost time linear in the
+// entries walked, with no allocation per call. Not thread-safe (one per thread).
+class CollectionSizer {
+public:
+    explicit CollectionSizer(const HeapGraph& graph);
+
+    // The known class whose rule applies to v's class ("java.util.HashMap" for a
+    // LinkedHashMap or a user subclass of HashMap), or empty for a non-collection.
+    std::string_view treated_as(NodeId v) const;
+    CollectionShape shape(NodeId v) const;
+    // Entries of the collection v; nullopt for a non-collection, and for a collection whose
+    // backing structure cannot be told apart (two candidate arrays, roots or inner maps).
+    std::optional<std::uint64_t> size(NodeId v);
+
+private:
+    std::optional<std::uint64_t> size_as(NodeId v, std::uint8_t rule);
+    std::optional<std::uint64_t> hashed_size(NodeId holder, bool segments, bool fallback_to_chm);
+    std::optional<std::uint64_t> table_size(NodeId holder, NodeId table);
+    std::optional<std::uint64_t> tree_size(NodeId holder);
+    std::optional<std::uint64_t> array_size(NodeId holder) const;
+    std::uint64_t linked_size(NodeId holder);
+    std::uint64_t count_same_class(std::span<const NodeId> starts);
+    bool sentinel(NodeId holder, NodeId v) const;
+    NodeId inner_collection(NodeId v) const;
+    void mark(NodeId v);
+    bool marked(NodeId v) const { return (seen_[v >> 6] >> (v & 63)) & 1; }
+    void clear_marks();
+
+    const HeapGraph& graph_;
+    std::vector<std::uint8_t> rule_;  // per class index: index into the known classes, 0 none
+    std::vector<std::uint64_t> seen_;  // one bit per node, cleared through touched_
+    std::vector<NodeId> touched_, extra_, starts_;
+};
+
+// One-off convenience; use a CollectionSizer for many objects.
+std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v);
 
 }  // namespace heapgraph::graph

@@ -4,7 +4,9 @@
 
 #include <oneapi/tbb/parallel_invoke.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "reports.h"
 
@@ -121,6 +123,80 @@ Json class_loaders_section(const Analysis& a) {
     return out;
 }
 
+// Sizes of the known collections in the dominator tree (graph/collections.cpp): a row per
+// collection class, and the `top` largest by retained bytes. Needs the graph's out rows; a
+// caller that released them gets `computed: false` and empty lists.
+Json collections_section(const Analysis& a) {
+    const graph::HeapGraph& g = a.graph;
+    Json out;
+    out["computed"] = !g.out.offsets.empty();
+    struct ClassRow {
+        std::uint64_t instances = 0, entries = 0, empty = 0, unknown = 0;
+        std::string_view counted_as;
+    };
+    std::vector<ClassRow> by_class(g.classes.size());
+    struct Sized {
+        graph::NodeId node;
+        std::uint64_t entries, retained_bytes;
+    };
+    std::vector<Sized> sized;
+    if (!g.out.offsets.empty()) {
+        graph::CollectionSizer sizer(g);
+        for (graph::NodeId v = 0; v < g.node_count(); ++v) {
+            if (!a.retained.in_tree[v] || sizer.shape(v) == graph::CollectionShape::none) continue;
+            ClassRow& row = by_class[g.class_index[v]];
+            ++row.instances;
+            row.counted_as = sizer.treated_as(v);
+            std::optional<std::uint64_t> n = sizer.size(v);
+            if (!n) {
+                ++row.unknown;
+                continue;
+            }
+            row.entries += *n;
+            row.empty += *n == 0;
+            sized.push_back({v, *n, a.retained.tree.retained_bytes[v]});
+        }
+    }
+    std::vector<std::uint32_t> classes;
+    for (std::uint32_t c = 0; c < by_class.size(); ++c)
+        if (by_class[c].instances) classes.push_back(c);
+    std::sort(classes.begin(), classes.end(), [&](std::uint32_t x, std::uint32_t y) {
+        if (by_class[x].entries != by_class[y].entries) return by_class[x].entries > by_class[y].entries;
+        if (g.classes[x].name != g.classes[y].name) return g.classes[x].name < g.classes[y].name;
+        return x < y;
+    });
+    Json class_rows = Json::array();
+    for (std::uint32_t c : classes) {
+        Json item;
+        item["class"] = g.classes[c].name;
+        item["class_id"] = class_id(a, c);
+        item["counted_as"] = std::string(by_class[c].counted_as);
+        item["instances"] = by_class[c].instances;
+        item["entries"] = by_class[c].entries;
+        item["empty"] = by_class[c].empty;
+        item["unknown"] = by_class[c].unknown;
+        class_rows.push_back(std::move(item));
+    }
+    std::size_t top = std::min(a.top, sized.size());
+    std::partial_sort(sized.begin(), sized.begin() + static_cast<std::ptrdiff_t>(top), sized.end(),
+                      [](const Sized& x, const Sized& y) {
+                          if (x.retained_bytes != y.retained_bytes) return x.retained_bytes > y.retained_bytes;
+                          return x.node < y.node;
+                      });
+    Json top_rows = Json::array();
+    for (std::size_t i = 0; i < top; ++i) {
+        Json item;
+        item["id"] = hex_id(a.addresses[sized[i].node]);
+        item["class"] = g.classes[g.class_index[sized[i].node]].name;
+        item["entries"] = sized[i].entries;
+        item["retained_bytes"] = sized[i].retained_bytes;
+        top_rows.push_back(std::move(item));
+    }
+    out["classes"] = std::move(class_rows);
+    out["top"] = std::move(top_rows);
+    return out;
+}
+
 Json warnings_section(const std::vector<ReportWarning>& warnings) {
     Json out = Json::array();
     for (const ReportWarning& w : warnings)
@@ -138,10 +214,11 @@ std::string text_of(const Json& json) {
 
 // The sections walk the whole graph or dominator tree independently: they run side by side.
 std::string json_report(const Analysis& a) {
-    Json summary, histogram, unreachable, dominators, loaders;
+    Json summary, histogram, unreachable, dominators, loaders, collections;
     tbb::parallel_invoke([&] { summary = summary_section(a); }, [&] { histogram = histogram_section(a, true); },
                          [&] { unreachable = histogram_section(a, false); },
-                         [&] { dominators = dominators_section(a); }, [&] { loaders = class_loaders_section(a); });
+                         [&] { dominators = dominators_section(a); }, [&] { loaders = class_loaders_section(a); },
+                         [&] { collections = collections_section(a); });
     Json report;
     report["schema"] = kSchema;
     report["tool"] = Json{{"name", "heapgraph"}, {"version", a.tool_version}};
@@ -151,6 +228,7 @@ std::string json_report(const Analysis& a) {
     report["unreachable_histogram"] = std::move(unreachable);
     report["dominators"] = std::move(dominators);
     report["class_loaders"] = std::move(loaders);
+    report["collections"] = std::move(collections);
     report["warnings"] = warnings_section(a.warnings);
     return text_of(report) + "\n";
 }
