@@ -43,15 +43,19 @@ std::vector<heapgraph::reports::StageTime> stage_times(const std::vector<heapgra
 
 int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     heapgraph::StageClock clock(dump.timings);
+    clock.start("collections");
+    // Counted first: the dominator pass releases the out rows the walks need.
+    const auto& collections = *new auto(heapgraph::graph::count_collections(dump.graph));  // never freed
     clock.start("dominators");
-    // PHD records no roots, so "unreachable" says nothing there: like MAT, keep every object.
-    bool keep_unreachable = args.keep_unreachable || dump.info.format.starts_with("phd");
+    // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
+    // keep every object.
+    bool keep_unreachable = args.keep_unreachable || dump.info.roots_inferred;
     auto& retained = *new heapgraph::graph::Retained(  // never freed, as the dump (see analyze)
         heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = keep_unreachable,
                                                         .release_edges = true}));
     clock.start("report");
     heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, retained, dump.addresses, {},
-                                          HEAPGRAPH_VERSION, args.top, keep_unreachable};
+                                          HEAPGRAPH_VERSION, args.top, keep_unreachable, &collections};
     for (const auto& w : dump.warnings) {
         analysis.warnings.push_back({w.code, w.count, w.message});
         std::cerr << "heapgraph: warning: " << w.count << " " << w.code << ": " << w.message << "\n";

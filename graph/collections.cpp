@@ -349,4 +349,12 @@ std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v) {
     return CollectionSizer(graph).size(v);
 }
 
+std::vector<CollectionCount> count_collections(const HeapGraph& graph) {
+    std::vector<CollectionCount> out;
+    CollectionSizer sizer(graph);
+    for (NodeId v = 0; v < graph.node_count(); ++v)
+        if (sizer.shape(v) != CollectionShape::none) out.push_back({v, sizer.treated_as(v), sizer.size(v)});
+    return out;
+}
+
 }  // namespace heapgraph::graph

@@ -239,4 +239,13 @@ private:
 // One-off convenience; use a CollectionSizer for many objects.
 std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v);
 
+struct CollectionCount {
+    NodeId node;
+    std::string_view counted_as;           // the known class whose rule applied
+    std::optional<std::uint64_t> entries;  // nullopt: the structure could not be told apart
+};
+// Every collection of the heap, by node ascending. Needs the out rows: run it before
+// compute_retained releases them.
+std::vector<CollectionCount> count_collections(const HeapGraph& graph);
+
 }  // namespace heapgraph::graph

@@ -87,7 +87,7 @@ private:
 
     void insert(ObjectId address, std::uint64_t offset) {
         if (!index_->insert(address))
-            throw DumpError(info_.path, {offset, "PHD record", "dumps object " + hex_offset(address) +
+            throw DumpError(info_.path, {offset, heap_.record_name, "dumps object " + hex_offset(address) +
                                                                    " a second time: one address cannot hold two objects"});
     }
 
@@ -245,6 +245,9 @@ private:
             return class_named(std::string(basic_type_java_name(static_cast<BasicType>(o.element_type))) + "[]");
         auto found = by_address_.find(o.class_address);
         if (found == by_address_.end()) {
+            auto named = heap_.classes_without_records.find(o.class_address);
+            if (named != heap_.classes_without_records.end())
+                return class_named(java_class_name(named->second) + (o.kind == ObjectKind::object_array ? "[]" : ""));
             std::string name = "<unknown class " + hex_offset(o.class_address) + ">";
             return class_named(o.kind == ObjectKind::object_array ? name + "[]" : name);
         }
@@ -361,7 +364,10 @@ private:
 
 }  // namespace
 
-LoadedDump build_ibm_heap(IbmHeap heap, DumpInfo& info) { return IbmHeapBuilder(std::move(heap), info).build(); }
+LoadedDump build_ibm_heap(IbmHeap heap, DumpInfo& info) {
+    info.roots_inferred = true;
+    return IbmHeapBuilder(std::move(heap), info).build();
+}
 
 std::optional<Javacore> read_javacore_option(const LoadOptions& options, const DumpInfo& info) {
     if (options.javacore.empty()) return std::nullopt;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <unordered_map>
 
 #include "formats.h"
 #include "pipeline.h"
@@ -14,6 +15,10 @@ struct IbmHeap {
     std::vector<PhdRecords>& runs;  // in file order
     std::uint32_t word_bytes = 4;   // for estimating array sizes the records do not give
     std::optional<Javacore> javacore;
+    // Classic text names an object's class, which may have no class record: such objects
+    // carry a stand-in class address (odd, so never a real object) found here with the name.
+    std::unordered_map<ObjectId, std::string> classes_without_records;
+    std::string record_name = "PHD record";  // for errors: "classic record"
 };
 
 // `info` gains the record counts by kind.

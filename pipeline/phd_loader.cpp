@@ -23,7 +23,7 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
     StageClock clock(timings);
     clock.start("frame");
     PhdHeader header = take(info, read_phd_header(file));
-    info.format = "phd";
+    if (info.format.empty()) info.format = "phd";
     info.format_version = "PHD " + std::to_string(header.version) + (header.j9 ? " (J9)" : "");
     info.id_size = header.word_bytes();
     info.dumps_in_file = 1;

@@ -54,6 +54,7 @@ struct DumpInfo {
     std::uint32_t dump_index = 0;
     bool compressed_oops = false;
     std::string size_model;  // how shallow sizes were computed
+    bool roots_inferred = false;  // PHD, classic text: the dump records no GC roots
     std::map<std::string, std::uint64_t> records;      // top-level records by name
     std::map<std::string, std::uint64_t> sub_records;  // of the chosen heap dump, by name
 };

@@ -124,12 +124,12 @@ Json class_loaders_section(const Analysis& a) {
 }
 
 // Sizes of the known collections in the dominator tree (graph/collections.cpp): a row per
-// collection class, and the `top` largest by retained bytes. Needs the graph's out rows; a
-// caller that released them gets `computed: false` and empty lists.
+// collection class, and the `top` largest by retained bytes. `computed: false` and empty
+// lists when the caller did not count them.
 Json collections_section(const Analysis& a) {
     const graph::HeapGraph& g = a.graph;
     Json out;
-    out["computed"] = !g.out.offsets.empty();
+    out["computed"] = a.collections != nullptr;
     struct ClassRow {
         std::uint64_t instances = 0, entries = 0, empty = 0, unknown = 0;
         std::string_view counted_as;
@@ -140,22 +140,18 @@ Json collections_section(const Analysis& a) {
         std::uint64_t entries, retained_bytes;
     };
     std::vector<Sized> sized;
-    if (!g.out.offsets.empty()) {
-        graph::CollectionSizer sizer(g);
-        for (graph::NodeId v = 0; v < g.node_count(); ++v) {
-            if (!a.retained.in_tree[v] || sizer.shape(v) == graph::CollectionShape::none) continue;
-            ClassRow& row = by_class[g.class_index[v]];
-            ++row.instances;
-            row.counted_as = sizer.treated_as(v);
-            std::optional<std::uint64_t> n = sizer.size(v);
-            if (!n) {
-                ++row.unknown;
-                continue;
-            }
-            row.entries += *n;
-            row.empty += *n == 0;
-            sized.push_back({v, *n, a.retained.tree.retained_bytes[v]});
+    for (const graph::CollectionCount& c : a.collections ? *a.collections : std::vector<graph::CollectionCount>{}) {
+        if (!a.retained.in_tree[c.node]) continue;
+        ClassRow& row = by_class[g.class_index[c.node]];
+        ++row.instances;
+        row.counted_as = c.counted_as;
+        if (!c.entries) {
+            ++row.unknown;
+            continue;
         }
+        row.entries += *c.entries;
+        row.empty += *c.entries == 0;
+        sized.push_back({c.node, *c.entries, a.retained.tree.retained_bytes[c.node]});
     }
     std::vector<std::uint32_t> classes;
     for (std::uint32_t c = 0; c < by_class.size(); ++c)

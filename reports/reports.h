@@ -49,6 +49,8 @@ struct Analysis {
     std::string tool_version;
     std::size_t top = 100;  // rows of `dominators`
     bool keep_unreachable = false;
+    // From graph::count_collections before the out rows were released; nullptr: not counted.
+    const std::vector<graph::CollectionCount>* collections = nullptr;
 };
 
 std::string json_report(const Analysis& analysis);

@@ -83,8 +83,9 @@ TEST_CASE("cli: exit codes name the problem in one line") {
     CHECK(missing.code == 2);
     std::ofstream(dir + "/x.txt") << "// Version: J9VM\n";
     heapgraph::test::Run classic = run("analyze " + dir + "/x.txt");
-    CHECK(classic.code == 3);
-    CHECK(classic.out == "heapgraph: " + dir + "/x.txt: IBM classic text heapdump is recognised but not supported yet\n");
+    CHECK(classic.code == 2);  // a classic dump with no "// EOF" trailer was cut short
+    CHECK(classic.out.find("heapgraph: " + dir + "/x.txt @0x") == 0);
+    CHECK(classic.out.find("EOF") != std::string::npos);
     heapgraph::test::Run index = run("analyze " + data_path("hprof/hprof-32.bin") + " --dump-index 1");
     CHECK(index.code == 1);
     CHECK(index.out.find("holds 1 heap dump") != std::string::npos);
@@ -158,5 +159,5 @@ TEST_CASE("cli: --timings prints stage times and adds them to the JSON") {
         CHECK(t["peak_rss_bytes"].get<std::uint64_t>() > 0);
     }
     CHECK(stages == std::vector<std::string>{"inflate", "frame", "decode", "index", "nodes", "size model", "edges",
-                                             "transpose", "dominators", "report"});
+                                             "transpose", "collections", "dominators", "report"});
 }
