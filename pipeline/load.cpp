@@ -1,6 +1,5 @@
 // Entry point of the pipeline: map the file, recognise the format from its content, inflate
-// gzip, and hand HPROF to the HPROF loader. PHD and classic text are recognised but not read
-// yet: they raise UnsupportedFormat with one line naming them.
+// gzip, and hand each format to its loader.
 #include <oneapi/tbb/task_arena.h>
 
 #include <cctype>
@@ -8,6 +7,7 @@
 #include "gzip_input.h"
 #include "hprof_loader.h"
 #include "phd_loader.h"
+#include "classic_loader.h"
 #include "mapped_file.h"
 #include "pipeline.h"
 
@@ -65,7 +65,8 @@ LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options)
             if (source.inflated) info.format = "phd-gz";
             return load_phd(bytes, std::move(info), options);
         case DumpFormat::classic:
-            throw UnsupportedFormat(info.path + ": IBM classic text heapdump is recognised but not supported yet");
+            if (source.inflated) info.format = "classic-gz";
+            return load_classic(bytes, std::move(info), options);
         case DumpFormat::unknown:
             break;
     }

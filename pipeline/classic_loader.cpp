@@ -1,0 +1,192 @@
+// Classic text heapdump -> heap graph:
+//   1. the header; an EBCDIC (z/OS) file is translated to ASCII once, byte for byte;
+//   2. the body is cut into line blocks at record starts (split_classic_blocks);
+//   3. blocks parse in parallel through the flow graph HPROF and PHD use (ordered_flow.h),
+//      and join in file order, so any thread count gives the same records;
+//   4. the trailers are checked against what was read (a mismatch is a warning naming both
+//      numbers; a missing "// EOF" is an error: the file was cut);
+//   5. records are mapped onto PHD's (objects name their class by type, so types are resolved
+//      to class records by name) and the heap is built by the PHD code, with the same class
+//      loaders and GC roots (ibm_heap_builder.cpp).
+#include "classic_loader.h"
+
+#include <map>
+
+#include "ibm_heap_builder.h"
+#include "ordered_flow.h"
+#include "take.h"
+
+namespace heapgraph {
+
+namespace {
+
+constexpr std::uint64_t kBlockBytes = 4u << 20;
+
+std::optional<BasicType> primitive_of(char code) {
+    switch (code) {
+        case 'Z': return BasicType::boolean;
+        case 'C': return BasicType::char_;
+        case 'F': return BasicType::float_;
+        case 'D': return BasicType::double_;
+        case 'B': return BasicType::byte;
+        case 'S': return BasicType::short_;
+        case 'I': return BasicType::int_;
+        case 'J': return BasicType::long_;
+        default: return std::nullopt;
+    }
+}
+
+// The element type an array signature names, in the form class records use:
+// "[Ljava/lang/String;" -> "java/lang/String", "[[I" -> "[I".
+std::string element_type(const std::string& array_type) {
+    std::string element = array_type.substr(1);
+    if (element.size() > 2 && element.front() == 'L' && element.back() == ';') return element.substr(1, element.size() - 2);
+    return element;
+}
+
+// Maps parsed classic records onto PHD records: PHD names an object's class by address (an
+// object array by its element class), classic text by type name.
+class ClassicToPhd {
+public:
+    explicit ClassicToPhd(IbmHeap& heap) : heap_(heap) {}
+
+    void add_classes(const std::vector<ClassicRecords>& blocks) {
+        for (const ClassicRecords& block : blocks)
+            for (const ClassicClass& c : block.classes) by_name_.emplace(c.name, c.address);
+    }
+
+    PhdRecords convert(ClassicRecords& block) {
+        PhdRecords out;
+        out.refs = std::move(block.refs);
+        for (const ClassicClass& c : block.classes) {
+            PhdClass& cls = out.classes.emplace_back();
+            cls.address = c.address;
+            cls.name = c.name;
+            cls.file_offset = c.file_offset;
+            cls.static_refs.assign(out.refs.begin() + c.first_ref, out.refs.begin() + c.first_ref + c.ref_count);
+        }
+        for (const ClassicObject& o : block.objects) out.objects.push_back(object(block, o));
+        return out;
+    }
+
+private:
+    PhdObject object(const ClassicRecords& block, const ClassicObject& o) {
+        const std::string& type = block.type_names[o.type];
+        PhdObject out;
+        out.address = o.address;
+        out.instance_size = o.size_bytes;
+        out.first_ref = o.first_ref;
+        out.ref_count = o.ref_count;
+        out.file_offset = o.file_offset;
+        if (type.size() == 2 && type[0] == '[' && primitive_of(type[1])) {
+            out.kind = ObjectKind::primitive_array;
+            out.element_type = static_cast<std::uint8_t>(*primitive_of(type[1]));
+        } else if (type.starts_with('[')) {
+            out.kind = ObjectKind::object_array;
+            out.class_address = class_address(element_type(type));
+        } else {
+            out.class_address = class_address(type);
+        }
+        return out;
+    }
+
+    ObjectId class_address(const std::string& name) {
+        auto found = by_name_.find(name);
+        if (found != by_name_.end()) return found->second;
+        ObjectId stand_in = 2 * heap_.classes_without_records.size() + 1;  // odd: never an object
+        heap_.classes_without_records.emplace(stand_in, name);
+        by_name_.emplace(name, stand_in);
+        return stand_in;
+    }
+
+    IbmHeap& heap_;
+    std::map<std::string, ObjectId> by_name_;
+};
+
+struct Parsed {
+    std::vector<ClassicRecords> blocks;
+    std::vector<std::string> warnings;
+};
+
+Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& info, const LoadOptions& options) {
+    std::vector<ClassicBlock> blocks = take(info, split_classic_blocks(text, header, kBlockBytes));
+    Parsed parsed;
+    ClassicTotals totals;
+    std::optional<DecodeError> first_error;
+    std::size_t next = 0;
+    run_ordered_flow<ClassicBlock, std::variant<ClassicRecords, DecodeError>>(
+        [&]() -> std::optional<ClassicBlock> {
+            if (next == blocks.size()) return std::nullopt;
+            return blocks[next++];
+        },
+        [&](const ClassicBlock& block) { return decode_classic_block(text, header, block); },
+        [&](const ClassicBlock& block, std::variant<ClassicRecords, DecodeError>& result) {
+            if (first_error) return;
+            if (auto* error = std::get_if<DecodeError>(&result)) {
+                first_error = std::move(*error);
+                return;
+            }
+            auto& records = std::get<ClassicRecords>(result);
+            if (auto error = add_classic_block(totals, records)) first_error = std::move(*error);
+            parsed.blocks.push_back(std::move(records));
+            if (options.progress) options.progress({"decode", block.end, text.size(), "B"});
+        },
+        std::max<std::uint64_t>(2, options.bytes_in_flight / kBlockBytes));
+    if (first_error) throw DumpError(info.path, *first_error);
+    parsed.warnings = take(info, check_classic_trailers(header, totals, text.size()));
+    return parsed;
+}
+
+void count_records(DumpInfo& info, const std::vector<ClassicRecords>& blocks) {
+    ClassicCounts counts;
+    for (const ClassicRecords& block : blocks) counts += block.counts;
+    info.sub_records["classic CLS"] = counts.classes;
+    info.sub_records["classic OBJ"] = counts.objects;
+    info.sub_records["classic OBJ object array"] = counts.object_arrays;
+    info.sub_records["classic OBJ primitive array"] = counts.primitive_arrays;
+}
+
+LoadedDump build(Parsed parsed, const ClassicHeader& header, DumpInfo& info, const LoadOptions& options) {
+    count_records(info, parsed.blocks);
+    std::vector<PhdRecords> runs;
+    IbmHeap heap{runs, static_cast<std::uint32_t>(header.word_bytes), read_javacore_option(options, info), {}, "classic record"};
+    ClassicToPhd convert(heap);
+    convert.add_classes(parsed.blocks);
+    for (ClassicRecords& block : parsed.blocks) {
+        runs.push_back(convert.convert(block));
+        block = ClassicRecords();
+    }
+    LoadedDump loaded = build_ibm_heap(std::move(heap), info);
+    for (std::string& text : parsed.warnings) loaded.warnings.push_back({"classic_trailer_mismatch", 1, std::move(text)});
+    return loaded;
+}
+
+}  // namespace
+
+LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options) {
+    std::vector<StageTiming> timings;
+    StageClock clock(timings);
+    clock.start("frame");
+    ClassicHeader header = take(info, read_classic_header(file));
+    std::vector<std::uint8_t> ascii;
+    if (header.ebcdic) ascii = classic_ebcdic_to_ascii(file);
+    Bytes text = header.ebcdic ? Bytes(ascii.data(), ascii.size()) : file;
+    if (info.format.empty()) info.format = "classic";
+    info.format_version = "classic " + std::string(header.variant == ClassicHeader::Variant::sdk ? "sdk" : "openj9") +
+                          (header.ebcdic ? " (EBCDIC)" : "") + ": " + header.version;
+    info.id_size = static_cast<std::uint32_t>(header.word_bytes);
+    info.dumps_in_file = 1;
+    if (options.dump_index != 0)
+        throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
+                         " is out of range: a classic heapdump holds 1 heap dump, numbered 0");
+    clock.start("decode");
+    Parsed parsed = parse_blocks(text, header, info, options);
+    clock.start("graph");
+    LoadedDump loaded = build(std::move(parsed), header, info, options);
+    clock.stop();
+    loaded.timings = std::move(timings);
+    loaded.info = std::move(info);
+    return loaded;
+}
+
+}  // namespace heapgraph
