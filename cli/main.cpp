@@ -110,6 +110,48 @@ int analyze(AnalyzeArgs& args) {
     }
 }
 
+struct ConvertArgs {
+    std::string dump, to = "classic", variant = "openj9", output;
+    heapgraph::LoadOptions load;
+};
+
+// `convert`: any dump we read, rewritten as a classic text heapdump (reports/classic_writer.cpp).
+int convert(const ConvertArgs& args) {
+    std::unique_ptr<heapgraph::LoadedDump> dump;
+    try {
+        dump = std::make_unique<heapgraph::LoadedDump>(heapgraph::load_dump(args.dump, args.load));
+    } catch (const heapgraph::BadRequest& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kUsage;
+    } catch (const std::exception& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kBadDump;
+    }
+    const heapgraph::DumpInfo& info = dump->info;
+    heapgraph::reports::ClassicOutput out{dump->graph, dump->addresses,
+                                          info.format_version + ", converted by heapgraph " + HEAPGRAPH_VERSION,
+                                          info.id_size == 4 ? 4u : 8u, args.variant == "sdk"};
+    try {
+        write_output(args.output, [&](std::ostream& stream) { heapgraph::reports::write_classic(out, stream); });
+    } catch (const std::exception& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kOutputFailed;
+    }
+    return kOk;
+}
+
+void add_convert(CLI::App& app, ConvertArgs& args) {
+    CLI::App* cmd = app.add_subcommand("convert", "Rewrite a heap dump in another format (classic text)");
+    cmd->add_option("DUMP", args.dump, "Heap dump (format detected from content)")->required();
+    cmd->add_option("--to", args.to, "Output format: classic")->check(CLI::IsMember({"classic"}));
+    cmd->add_option("--variant", args.variant, "Classic layout: openj9 (default) or sdk (IBM SDK 6)")
+        ->check(CLI::IsMember({"openj9", "sdk"}));
+    cmd->add_option("-o,--output", args.output, "Output file, '-' for stdout")->required();
+    cmd->add_option("--dump-index", args.load.dump_index, "Which heap dump of a multi-dump file (from 0)")->default_val(0);
+    cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 1024u));
+    cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,11 +178,14 @@ int main(int argc, char** argv) {
     analyze_cmd->add_flag("--timings", args.timings, "Print per-stage wall time and peak RSS; add `timings` to the JSON");
     analyze_cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
     analyze_cmd->add_option("--javacore", args.load.javacore, "PHD only: the javacore written with the dump (thread roots, class loaders)");
+    ConvertArgs convert_args;
+    add_convert(app, convert_args);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         int code = app.exit(e);
         return code == 0 ? kOk : kUsage;
     }
+    if (app.got_subcommand("convert")) return convert(convert_args);
     return analyze(args);
 }

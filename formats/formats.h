@@ -338,6 +338,7 @@ struct PhdClass {
     ObjectId address = 0, super_address = 0;
     std::string name;  // as written: "java/lang/String", "[I", "[Ljava/lang/Object;"
     std::uint32_t instance_size = 0;  // bytes of an instance, as the VM gave it
+    std::uint64_t class_bytes = 0;    // of the class object itself: PHD never gives it (0); classic CLS does
     // Every non-null reference the record lists: statics, and in J9 dumps also the class
     // object's own fields, its class loader, and the classes its constant pool, super classes
     // and interfaces name (OpenJ9 rasdump/heapdump.cpp, writeClassRecord).

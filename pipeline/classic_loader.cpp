@@ -62,6 +62,7 @@ public:
             PhdClass& cls = out.classes.emplace_back();
             cls.address = c.address;
             cls.name = c.name;
+            cls.class_bytes = c.size_bytes;
             cls.file_offset = c.file_offset;
             cls.static_refs.assign(out.refs.begin() + c.first_ref, out.refs.begin() + c.first_ref + c.ref_count);
         }

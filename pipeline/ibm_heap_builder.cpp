@@ -289,6 +289,7 @@ private:
         graph::NodeId v = node_of(c.address);
         input_.kind[v] = graph::NodeKind::class_object;
         input_.class_index[v] = class_of_classes_;
+        input_.shallow_bytes[v] = c.class_bytes;
         if (input_.classes[class_of_classes_].node != graph::kNoNode) input_.edges.push_back({v, input_.classes[class_of_classes_].node});
         if (c.super_address) edge(v, c.super_address);
         for (ObjectId ref : c.static_refs) edge(v, ref);
@@ -312,12 +313,21 @@ private:
     }
 
     // MAT's DTFJ model: a loader references every class it defines, and each class its loader.
+    // Edges the records already hold are not added twice (a classic dump we wrote has them).
     void link_loaders() {
+        std::unordered_set<std::uint64_t> held;
+        auto key = [](graph::NodeId from, graph::NodeId to) { return std::uint64_t{from} << 32 | to; };
+        std::vector<std::uint8_t> involved(input_.kind.size(), 0);
+        for (const auto& [object, cls] : loaders_)
+            if (node_of(object) != graph::kNoNode) involved[node_of(object)] = 1;
+        for (std::uint32_t i = 0; i < records_.size(); ++i) involved[input_.classes[i].node] = 1;
+        for (const graph::Edge& e : input_.edges)
+            if (involved[e.from]) held.insert(key(e.from, e.to));
         for (std::uint32_t i = 0; i < records_.size(); ++i) {
             graph::NodeId loader = node_of(effective_loader(i)), cls = input_.classes[i].node;
-            if (loader == graph::kNoNode || cls == graph::kNoNode) continue;
-            input_.edges.push_back({loader, cls});
-            input_.edges.push_back({cls, loader});
+            if (loader == graph::kNoNode) continue;
+            if (!held.count(key(loader, cls))) input_.edges.push_back({loader, cls});
+            if (!held.count(key(cls, loader))) input_.edges.push_back({cls, loader});
         }
     }
 

@@ -54,6 +54,17 @@ struct Analysis {
 };
 
 std::string json_report(const Analysis& analysis);
+
+// A heap rewritten as an IBM classic text heapdump (reports/classic_writer.cpp): OpenJ9's
+// layout, or the IBM SDK's with `sdk`. Needs the graph's out rows.
+struct ClassicOutput {
+    const graph::HeapGraph& graph;
+    std::span<const std::uint64_t> addresses;  // by node id
+    std::string version;                       // after "// Version: "
+    std::uint32_t word_bytes = 8;              // 4 or 8: the width of every address
+    bool sdk = false;
+};
+void write_classic(const ClassicOutput& in, std::ostream& out);
 // Adds `timings` as the report's last key (--timings; the one part that varies by run).
 std::string add_timings(std::string json, const std::vector<StageTime>& timings);
 void write_objects_tsv(const Analysis& analysis, std::ostream& out);

@@ -313,7 +313,7 @@ TEST_CASE("classic: the OpenJ9 example reads every record with its references an
     CHECK(warnings.empty());
 }
 
-TEST_CASE("classic: every record kind is counted as the writer counts it, [[I as a primitive array") {
+TEST_CASE("classic: every record kind is counted as the writer counts it, a nested int array as a primitive array") {
     std::vector<std::string> warnings;
     Decoded d = decode(kEveryKind, &warnings);
     const ClassicCounts& c = d.totals.counts;
