@@ -20,6 +20,7 @@ struct AnalyzeArgs {
     heapgraph::LoadOptions load;
     std::size_t top = 100;
     bool keep_unreachable = false, timings = false;
+    double suspect_threshold = 10;  // --suspect-threshold PERCENT
 };
 
 heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
@@ -46,6 +47,9 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     clock.start("collections");
     // Counted first: the dominator pass releases the out rows the walks need.
     const auto& collections = *new auto(heapgraph::graph::count_collections(dump.graph));  // never freed
+    clock.start("paths");
+    // Also before the dominator pass: leak-suspect paths follow the out rows it releases.
+    const auto& paths = *new auto(heapgraph::graph::shortest_path_tree(dump.graph, dump.weak_edges, dump.field_names));
     clock.start("dominators");
     // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
     // keep every object.
@@ -53,9 +57,16 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     auto& retained = *new heapgraph::graph::Retained(  // never freed, as the dump (see analyze)
         heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = keep_unreachable,
                                                         .release_edges = true}));
+    clock.start("suspects");
+    const auto& suspects = *new auto(heapgraph::graph::find_suspects(dump.graph, retained, paths,
+                                                                     {.threshold_percent = args.suspect_threshold}));
     clock.start("report");
     heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, retained, dump.addresses, {},
                                           HEAPGRAPH_VERSION, args.top, keep_unreachable, &collections};
+    analysis.suspects = &suspects;
+    analysis.paths = &paths;
+    analysis.field_names = &dump.field_names;
+    analysis.suspect_threshold = args.suspect_threshold;
     for (const auto& w : dump.warnings) {
         analysis.warnings.push_back({w.code, w.count, w.message});
         std::cerr << "heapgraph: warning: " << w.count << " " << w.code << ": " << w.message << "\n";
@@ -171,6 +182,9 @@ int main(int argc, char** argv) {
     analyze_cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")
         ->check(CLI::Range(1u, 1024u));
     analyze_cmd->add_option("--top", args.top, "Rows in the dominators table (default 100)");
+    analyze_cmd->add_option("--suspect-threshold", args.suspect_threshold,
+                            "Leak suspects retain more than PERCENT of the reachable heap (default 10)")
+        ->check(CLI::Range(0.0, 100.0));
     analyze_cmd->add_flag("--keep-unreachable", args.keep_unreachable,
                           "Keep unreachable objects in the dominator tree, as MAT's -keep_unreachable_objects");
     analyze_cmd->add_option("--progress", args.progress, "Progress bars on stderr: auto (on a terminal), always, never")

@@ -249,3 +249,87 @@ struct CollectionCount {
 std::vector<CollectionCount> count_collections(const HeapGraph& graph);
 
 }  // namespace heapgraph::graph
+
+namespace heapgraph::graph {
+
+// Leak suspects, paths from the GC roots and top consumers (graph/suspects.cpp, after Eclipse
+// MAT's FindLeaksQuery, LeakHunterQuery and TopConsumers2Query; docs/suspects.md).
+
+// Names of out-edges, where the format has them (HPROF). Both by class index.
+struct FieldNames {
+    // An instance's reference fields in dump order (its class's own first, then the super
+    // classes'): the order the builder emits their non-null values after the class edge.
+    std::vector<std::vector<std::string>> instance_fields;
+    // A class object's out-edges exactly as in its row: "<class>", "<super>",
+    // "<classloader>", then the non-null object statics by name.
+    std::vector<std::vector<std::string>> class_edges;
+};
+
+// One BFS parent per node, over out rows, from the GC roots. Build it before
+// compute_retained releases the rows; afterwards a path to any node costs its length.
+inline constexpr std::uint32_t kNoField = 0xFFFFFFFFu;    // the edge cannot be named exactly
+inline constexpr std::uint32_t kClassEdge = 0xFFFFFFFEu;  // an object's edge to its class
+struct PathTree {
+    std::vector<NodeId> parent;        // kNoNode: a root (or a pseudo-root, see weak)
+    std::vector<std::uint32_t> field;  // the parent's edge to the node: an index into FieldNames
+    std::vector<std::uint8_t> weak;    // 1: no path without `weak_edges` (or none at all) exists
+};
+// Breadth first from `roots`, not following `weak_edges` (sorted (from, to) pairs: the
+// referents of java.lang.ref.Reference objects, Finalizer.unfinalized). Nodes reached only
+// through them get a second BFS over every edge (flagged weak). Nodes still unreached
+// (unreachable ones, kept under --keep-unreachable) are taken as pseudo-roots in ascending
+// order and searched from, so every node has a path.
+PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const FieldNames& names);
+// Root first, `v` last.
+std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v);
+// The name of the edge from v's path parent to v: a field name, "<class>", or empty when it
+// cannot be told exactly (nulls are not in the graph: with null fields before it, the
+// field's position is unknown; array indexes likewise).
+std::string edge_name(const HeapGraph& graph, const FieldNames& names, const PathTree& tree, NodeId v);
+
+struct SuspectOptions {
+    double threshold_percent = 10;     // of the reachable heap (the super root's retained)
+    std::size_t max_paths = 10000;     // instances of a group whose paths are merged
+    double big_drop_ratio = 0.7;
+    double group_accumulation_ratio = 0.8;
+    std::size_t top_classes = 3;
+};
+
+struct ClassShare {
+    NodeId class_node;            // MAT keys class objects by themselves ...
+    std::uint32_t class_index;    // ... and other objects by their class
+    std::uint64_t objects = 0, shallow_bytes = 0;
+};
+
+struct Suspect {
+    bool group = false;
+    NodeId node = kNoNode;          // single: the object; group: kNoNode
+    std::uint32_t class_index = 0;  // single: of the object (class objects: the class itself); group: the class
+    std::vector<NodeId> instances;  // group: its top-level instances, ascending
+    std::uint64_t retained_bytes = 0;
+    NodeId accumulation_point = kNoNode;  // kNoNode: not found (MAT's "<not found>")
+    std::vector<NodeId> path;             // root first, to the accumulation point (or the suspect)
+    bool path_weak = false;               // the path goes through a weak edge (no strong path)
+    NodeId referrer = kNoNode;  // platform-class suspects: first non-platform object up the path
+    NodeId thread = kNoNode;    // the thread object the suspect is (or hangs from, via referrer)
+    std::vector<ClassShare> top_classes;
+};
+
+// MAT's find_leaks: single suspects, then group suspects, biggest first (ties: single
+// before group, then node / class index). Needs no edges: run after compute_retained.
+std::vector<Suspect> find_suspects(const HeapGraph& graph, const Retained& retained, const PathTree& paths,
+                                   const SuspectOptions& options);
+
+// MAT's skip pattern for "platform" classes: java., javax., sun., com.sun., jdk.
+bool platform_class(std::string_view class_name);
+
+struct PackageRow {
+    std::string package;  // "java.util"; "<default>" for classes in no package
+    std::uint64_t dominators = 0, retained_bytes = 0;
+};
+// TopConsumers2Query's package tree, flattened: every package prefix of the class of each
+// top-level dominator (class objects by their own name) sums its retained bytes. By
+// retained bytes desc, then name.
+std::vector<PackageRow> retained_by_package(const HeapGraph& graph, const Retained& retained);
+
+}  // namespace heapgraph::graph

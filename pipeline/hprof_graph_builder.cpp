@@ -10,7 +10,10 @@
 //      lengths become shallow sizes;
 //   5. roots: root records mapped to nodes; a thread's locals hang from its thread object
 //      (MAT); with no sticky-class roots, bootstrap classes become roots (MAT);
-//   6. edges: prefix sum of degrees, then scatter (implicit edges first, docs/heap-graph.md).
+//   6. edges: prefix sum of degrees, then scatter (implicit edges first, docs/heap-graph.md);
+//   7. for leak-suspect paths (docs/suspects.md): field names per class, and the weak edges.
+//      Blocks keep no null fields, so the referent's position in a row is unknown: each
+//      java.lang.ref.Reference instance's `referent` is read back from its record in the file.
 #include "hprof_graph_builder.h"
 
 #include <oneapi/tbb/parallel_for.h>
@@ -73,6 +76,8 @@ public:
         loaded.addresses = std::move(addresses_);
         input_.out = &out_;
         loaded.graph = graph::build_heap_graph(std::move(input_));
+        loaded.weak_edges = std::move(weak_edges_);
+        loaded.field_names = std::move(field_names_);
         loaded.warnings = std::move(warnings_);
         return loaded;
     }
@@ -429,6 +434,8 @@ private:
         for (const graph::Edge& e : thread_edges_) ++count[e.from];
         for (const graph::Edge& e : thread_edges_)
             out_.targets[out_.offsets[e.from + 1] - count[e.from] + taken[e.from]++] = e.to;
+        name_fields();
+        find_weak_edges();
         parts_.blocks = {};
         warn_if("dangling_references", dangling_ + dangling_statics_,
                 "references to objects the dump does not contain were skipped: retained sizes may be low");
@@ -452,6 +459,106 @@ private:
         }
     }
 
+    // ---- 7. field names and weak edges --------------------------------------------------
+
+    std::string string_of(ObjectId id) const {
+        auto text = parts_.strings.find(id);
+        return text == parts_.strings.end() ? std::string() : std::string(text->second);
+    }
+
+    void name_fields() {
+        graph::FieldNames& names = field_names_;
+        names.instance_fields.resize(input_.classes.size());
+        names.class_edges.resize(input_.classes.size());
+        for (std::uint32_t i = 0; i < parts_.classes.size(); ++i) {
+            const ClassDump& c = parts_.classes[i];
+            ClassLayout layout = make_layout(by_id_, c.class_id, info_.id_size);
+            for (ObjectId name : layout.ref_names) names.instance_fields[i].push_back(string_of(name));
+            // In class_edges' order, only the edges that made it into the row.
+            auto& edges = names.class_edges[i];
+            if (input_.classes[class_of_classes_].node != kNoNode) edges.push_back("<class>");
+            if (node_of(c.super_id) != kNoNode) edges.push_back("<super>");
+            if (node_of(c.loader_id) != kNoNode) edges.push_back("<classloader>");
+            for (const StaticField& field : c.statics)
+                if (field.type == 2 && node_of(field.value) != kNoNode) edges.push_back(string_of(field.name_id));
+        }
+    }
+
+    // Per class dump: the index of `referent` among the reference fields, for subclasses of
+    // java.lang.ref.Reference (the last field so named: Reference's own come last).
+    std::vector<std::int32_t> referent_fields() const {
+        std::vector<std::int32_t> referent(parts_.classes.size(), -1);
+        for (std::uint32_t i = 0; i < parts_.classes.size(); ++i) {
+            bool reference = false;
+            std::size_t depth = 0;
+            for (ObjectId c = parts_.classes[i].class_id; c != 0 && !reference && depth++ <= by_id_.size();) {
+                reference = raw_class_name(c) == "java.lang.ref.Reference";
+                auto dump = by_id_.find(c);
+                c = dump == by_id_.end() ? 0 : dump->second->super_id;
+            }
+            if (!reference) continue;
+            const auto& fields = field_names_.instance_fields[i];
+            for (std::size_t f = 0; f < fields.size(); ++f)
+                if (fields[f] == "referent") referent[i] = static_cast<std::int32_t>(f);
+        }
+        return referent;
+    }
+
+    void find_weak_edges() {
+        std::vector<std::int32_t> referent = referent_fields();
+        std::vector<ClassLayout> layouts(parts_.classes.size());
+        for (std::size_t i = 0; i < layouts.size(); ++i)
+            if (referent[i] >= 0) layouts[i] = make_layout(by_id_, parts_.classes[i].class_id, info_.id_size);
+        std::vector<std::vector<graph::Edge>> found(parts_.blocks.size());
+        std::atomic<std::uint64_t> unread = 0;
+        for_each_block(parts_.blocks.size(), [&](std::size_t b) {
+            BlockReader reader(parts_.blocks[b]);
+            BlockReader::Entry e;
+            while (reader.next(e)) {
+                for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
+                if (e.kind != ObjectKind::instance || e.class_ordinal == 0 || referent[e.class_ordinal - 1] < 0) continue;
+                std::uint32_t c = e.class_ordinal - 1;
+                std::optional<ObjectId> value = read_referent(e, c, layouts[c], static_cast<std::uint32_t>(referent[c]));
+                if (!value) ++unread;
+                else if (NodeId to = node_of(*value); to != kNoNode) found[b].push_back({node_of(e.address), to});
+            }
+        });
+        for (const ClassDump& c : parts_.classes)
+            if (raw_class_name(c.class_id) == "java.lang.ref.Finalizer")
+                for (const StaticField& field : c.statics)
+                    if (field.type == 2 && string_of(field.name_id) == "unfinalized" && node_of(field.value) != kNoNode)
+                        weak_edges_.push_back({node_of(c.class_id), node_of(field.value)});
+        for (auto& block : found) weak_edges_.insert(weak_edges_.end(), block.begin(), block.end());
+        std::sort(weak_edges_.begin(), weak_edges_.end(), [](const graph::Edge& a, const graph::Edge& b) {
+            return a.from != b.from ? a.from < b.from : a.to < b.to;
+        });
+        warn_if("referents_unread", unread,
+                "Reference objects whose referent could not be read back from the file (a record split "
+                "across segments): leak-suspect paths may run through their referents");
+    }
+
+    // The INSTANCE DUMP at the entry's offset: tag, id, stack serial (u4), class id, length
+    // (u4), field bytes. nullopt when the bytes there are not that record.
+    std::optional<ObjectId> read_referent(const BlockReader::Entry& e, std::uint32_t class_dump, const ClassLayout& layout,
+                                          std::uint32_t field) const {
+        const std::uint32_t id = info_.id_size;
+        const std::uint64_t header = 1 + id + 4 + id + 4;
+        const Bytes& file = parts_.file;
+        if (file.empty() || e.file_offset + header > file.size() || file[e.file_offset] != 0x21) return std::nullopt;
+        auto read = [&](std::uint64_t at, std::uint32_t bytes) {
+            std::uint64_t v = 0;
+            for (std::uint32_t k = 0; k < bytes; ++k) v = v << 8 | file[at + k];
+            return v;
+        };
+        if (read(e.file_offset + 1, id) != e.address) return std::nullopt;
+        if (read(e.file_offset + 1 + id + 4, id) != parts_.classes[class_dump].class_id) return std::nullopt;
+        std::uint64_t length = read(e.file_offset + 1 + id + 4 + id, 4);
+        if (length != layout.data_bytes || field >= layout.ref_offsets.size() ||
+            e.file_offset + header + length > file.size())
+            return std::nullopt;
+        return read(e.file_offset + header + layout.ref_offsets[field], id);
+    }
+
     void warn_if(std::string code, std::uint64_t count, std::string message) {
         if (count) warnings_.push_back({std::move(code), count, std::move(message)});
     }
@@ -470,6 +577,8 @@ private:
     std::uint32_t primitive_class_[12] = {};
     std::uint32_t class_of_classes_ = 0;
     std::vector<graph::Edge> thread_edges_;
+    std::vector<graph::Edge> weak_edges_;
+    graph::FieldNames field_names_;
     std::vector<Warning> warnings_;
     std::uint64_t dangling_ = 0, dangling_statics_ = 0, unnamed_classes_ = 0, arrays_without_class_dump_ = 0;
 };

@@ -17,6 +17,7 @@ struct HprofParts {
     const std::unordered_map<ObjectId, ObjectId>& class_name_ids;
     std::vector<ClassDump> classes;  // in file order: class ordinal i+1 is classes[i]
     std::vector<EdgeBlock> blocks;   // in file order; freed once the CSR is built
+    Bytes file = {};                 // the whole file: referents are read back from it
 };
 
 // Also sets info.compressed_oops, info.size_model and info.sub_records.

@@ -214,7 +214,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages).run();
 
     clock.stop();
-    HprofParts parts{top.strings, top.class_name_ids, std::move(decoded.classes), std::move(decoded.blocks)};
+    HprofParts parts{top.strings, top.class_name_ids, std::move(decoded.classes), std::move(decoded.blocks), file};
     LoadedDump loaded = build_hprof_graph(parts, info, options);  // times its own steps
     if (top.unterminated_segment_runs)
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,

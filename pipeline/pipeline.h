@@ -72,6 +72,11 @@ struct LoadedDump {
     std::vector<ObjectId> addresses;  // by node id, ascending
     std::vector<Warning> warnings;
     std::vector<StageTiming> timings;
+    // HPROF only (empty for PHD and classic text, whose records name no fields): the weak
+    // edges leak-suspect paths do not follow, (Reference, referent) and Finalizer.unfinalized,
+    // sorted; and the names of reference fields and statics.
+    std::vector<graph::Edge> weak_edges;
+    graph::FieldNames field_names;
 };
 
 // Times stages: start() names the next stage and closes the previous one.

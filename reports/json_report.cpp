@@ -5,8 +5,11 @@
 #include <oneapi/tbb/parallel_invoke.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "reports.h"
 
@@ -193,6 +196,225 @@ Json collections_section(const Analysis& a) {
     return out;
 }
 
+// ---- suspects and consumers (docs/suspects.md) -------------------------------------------
+
+// "12,345,678"
+std::string grouped(std::uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+double percent_of(std::uint64_t part, std::uint64_t total) {
+    return total ? std::round(10000.0 * static_cast<double>(part) / static_cast<double>(total)) / 100 : 0;
+}
+
+// MAT's formatRetainedHeap: "12,345,678 (37.20%)".
+std::string bytes_and_percent(std::uint64_t bytes, std::uint64_t total) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.2f%%", total ? 100.0 * static_cast<double>(bytes) / static_cast<double>(total) : 0.0);
+    return grouped(bytes) + " (" + pct + ")";
+}
+
+class SuspectWriter {
+public:
+    explicit SuspectWriter(const Analysis& a) : a_(a), g_(a.graph), total_(a.retained.tree.super_root_retained_bytes) {
+        for (std::uint32_t c = 0; c < g_.classes.size(); ++c) {
+            if (g_.classes[c].node != graph::kNoNode) described_.emplace(g_.classes[c].node, c);
+            if (g_.classes[c].loader != graph::kNoNode) loaders_.insert(g_.classes[c].loader);
+        }
+    }
+
+    Json write(const graph::Suspect& s) const {
+        Json out;
+        out["kind"] = s.group ? "group" : "single";
+        out["id"] = s.group ? Json(nullptr) : Json(hex_id(a_.addresses[s.node]));
+        out["class"] = g_.classes[s.class_index].name;
+        out["class_object"] = !s.group && g_.kind[s.node] == graph::NodeKind::class_object;
+        out["class_loader"] = loader_name(g_.classes[s.class_index].loader);
+        out["instances"] = s.group ? s.instances.size() : 1;
+        out["retained_bytes"] = s.retained_bytes;
+        out["percent"] = percent_of(s.retained_bytes, total_);
+        out["description"] = description(s);
+        if (s.accumulation_point == graph::kNoNode) {
+            out["accumulation_point"] = nullptr;
+        } else {
+            graph::NodeId ap = s.accumulation_point;
+            out["accumulation_point"] = Json{{"id", hex_id(a_.addresses[ap])},
+                                             {"class", graph::node_class_name(g_, ap)},
+                                             {"retained_bytes", a_.retained.tree.retained_bytes[ap]},
+                                             {"percent", percent_of(a_.retained.tree.retained_bytes[ap], total_)}};
+        }
+        out["path"] = path(s.path);
+        out["path_strong"] = !s.path_weak;
+        Json top = Json::array();
+        for (const graph::ClassShare& c : s.top_classes)
+            top.push_back(Json{{"class", c.class_node != graph::kNoNode ? "class " + g_.classes[c.class_index].name
+                                                                         : g_.classes[c.class_index].name},
+                               {"objects", c.objects},
+                               {"shallow_bytes", c.shallow_bytes}});
+        out["top_retained_classes"] = std::move(top);
+        return out;
+    }
+
+private:
+    // MAT names the bootstrap loader "<system class loader>", others by technical name.
+    std::string loader_name(graph::NodeId loader) const {
+        if (loader == graph::kNoNode) return "<system class loader>";
+        return g_.classes[g_.class_index[loader]].name + " @ " + hex_id(a_.addresses[loader]);
+    }
+    std::uint32_t own_class(graph::NodeId v) const {
+        auto it = described_.find(v);
+        return it != described_.end() ? it->second : g_.class_index[v];
+    }
+    bool is_class(graph::NodeId v) const { return g_.kind[v] == graph::NodeKind::class_object; }
+    std::string technical(graph::NodeId v) const {
+        return graph::node_class_name(g_, v) + " @ " + hex_id(a_.addresses[v]);
+    }
+
+    Json path(const std::vector<graph::NodeId>& nodes) const {
+        Json out = Json::array();
+        for (graph::NodeId v : nodes) {
+            Json step{{"id", hex_id(a_.addresses[v])}, {"class", graph::node_class_name(g_, v)}, {"field", nullptr}};
+            if (a_.paths && a_.field_names && a_.paths->parent[v] != graph::kNoNode) {
+                std::string name = graph::edge_name(g_, *a_.field_names, *a_.paths, v);
+                if (!name.empty()) step["field"] = name;
+            }
+            out.push_back(std::move(step));
+        }
+        return out;
+    }
+
+    // LeakHunterQuery's top consumers: "X (1 instance totaling 24), Y (...) and Z (...)".
+    std::string consumers(const graph::Suspect& s) const {
+        std::string out;
+        for (std::size_t i = 0; i < s.top_classes.size(); ++i) {
+            const graph::ClassShare& c = s.top_classes[i];
+            if (i) out += i + 1 == s.top_classes.size() ? " and " : ", ";
+            out += g_.classes[c.class_index].name + " (" + grouped(c.objects) +
+                   (c.objects == 1 ? " instance" : " instances") + " totaling " + grouped(c.shallow_bytes) + " bytes)";
+        }
+        return out.empty() ? "Empty" : out;
+    }
+
+    std::string held_by(graph::NodeId v) const {
+        if (loaders_.count(v)) return "classloader/component " + technical(v);
+        if (is_class(v)) return "class " + g_.classes[own_class(v)].name + ", loaded by " + loader_name(g_.classes[own_class(v)].loader);
+        return technical(v) + ", loaded by " + loader_name(g_.classes[g_.class_index[v]].loader);
+    }
+
+    std::string accumulation(const graph::Suspect& s) const {
+        graph::NodeId ap = s.accumulation_point;
+        if (ap == graph::kNoNode) return "";
+        std::string size = bytes_and_percent(a_.retained.tree.retained_bytes[ap], total_);
+        std::string where;
+        if (loaders_.count(ap)) where = "classloader/component " + technical(ap);
+        else if (is_class(ap)) where = "class " + g_.classes[own_class(ap)].name + ", loaded by " + loader_name(g_.classes[own_class(ap)].loader) + ",";
+        else where = "one instance of " + g_.classes[g_.class_index[ap]].name + ", loaded by " + loader_name(g_.classes[g_.class_index[ap]].loader) + ",";
+        return (s.group ? " Most of these instances are referenced from " : " The memory is accumulated in ") + where +
+               " which occupies " + size + " bytes.";
+    }
+
+    std::string description(const graph::Suspect& s) const {
+        std::string size = bytes_and_percent(s.retained_bytes, total_), text;
+        const std::string& name = g_.classes[s.class_index].name;
+        const std::string loader = loader_name(g_.classes[s.class_index].loader);
+        if (s.group) {
+            text = grouped(s.instances.size()) + " instances of " + name + ", loaded by " + loader + " occupy " + size +
+                   " bytes. The top consumers of their minimum retained heap are " + consumers(s) + ".";
+        } else if (s.thread == s.node) {
+            text = "The thread " + technical(s.node) + " keeps local variables with total size " + size +
+                   " bytes. The top consumers of its minimum retained heap are " + consumers(s) + ".";
+        } else if (loaders_.count(s.node)) {
+            text = "The classloader/component " + technical(s.node) + " occupies " + size +
+                   " bytes. The top consumers of its minimum retained heap are " + consumers(s) + ".";
+        } else if (is_class(s.node)) {
+            text = "The class " + name + ", loaded by " + loader + ", occupies " + size +
+                   " bytes. The top consumers of its minimum retained heap are " + consumers(s) + ".";
+        } else {
+            text = "One instance of " + name + " loaded by " + loader + " occupies " + size +
+                   " bytes. The top consumers of its minimum retained heap are " + consumers(s) + ".";
+        }
+        if (!s.group && s.referrer != graph::kNoNode) text += " The instance is referenced by " + held_by(s.referrer) + ".";
+        text += accumulation(s);
+        if (s.group && s.referrer != graph::kNoNode) text += " The instance is referenced by " + held_by(s.referrer) + ".";
+        if (s.path_weak) text += " No path from the GC roots avoids weak references.";
+        return text;
+    }
+
+    const Analysis& a_;
+    const graph::HeapGraph& g_;
+    std::uint64_t total_;
+    std::unordered_map<graph::NodeId, std::uint32_t> described_;
+    std::unordered_set<graph::NodeId> loaders_;
+};
+
+Json suspects_section(const Analysis& a) {
+    std::vector<graph::Suspect> local;
+    graph::PathTree local_paths;
+    const std::vector<graph::Suspect>* suspects = a.suspects;
+    Analysis with_paths = a;
+    if (!suspects) {
+        // Callers that keep the edges (tests) get suspects found here.
+        if (a.graph.out.offsets.size() != a.graph.node_count() + std::size_t{1}) return nullptr;
+        static const graph::FieldNames no_names;
+        const graph::FieldNames& names = a.field_names ? *a.field_names : no_names;
+        local_paths = graph::shortest_path_tree(a.graph, {}, names);
+        local = graph::find_suspects(a.graph, a.retained, local_paths, {.threshold_percent = a.suspect_threshold});
+        suspects = &local;
+        with_paths.paths = &local_paths;
+        with_paths.field_names = &names;
+    }
+    SuspectWriter writer(with_paths);
+    Json out = Json::array();
+    for (const graph::Suspect& s : *suspects) out.push_back(writer.write(s));
+    return out;
+}
+
+// Top consumers: retained size by class, by class loader, and by package of the top-level
+// dominators (TopConsumers2Query), `top` rows each.
+Json consumers_section(const Analysis& a) {
+    const graph::HeapGraph& g = a.graph;
+    const std::uint64_t total = a.retained.tree.super_root_retained_bytes;
+    std::vector<std::uint64_t> by_class = graph::retained_bytes_by_class(g, a.retained);
+    std::vector<std::uint32_t> classes;
+    for (std::uint32_t c = 0; c < by_class.size(); ++c)
+        if (by_class[c]) classes.push_back(c);
+    std::sort(classes.begin(), classes.end(), [&](std::uint32_t x, std::uint32_t y) {
+        if (by_class[x] != by_class[y]) return by_class[x] > by_class[y];
+        if (g.classes[x].name != g.classes[y].name) return g.classes[x].name < g.classes[y].name;
+        return x < y;
+    });
+    Json class_rows = Json::array();
+    for (std::size_t i = 0; i < classes.size() && i < a.top; ++i)
+        class_rows.push_back(Json{{"class", g.classes[classes[i]].name},
+                                  {"class_id", class_id(a, classes[i])},
+                                  {"retained_bytes", by_class[classes[i]]},
+                                  {"percent", percent_of(by_class[classes[i]], total)}});
+    Json loader_rows = Json::array();
+    std::vector<graph::LoaderRow> loaders = graph::class_loader_table(g, a.retained);
+    for (std::size_t i = 0; i < loaders.size() && i < a.top; ++i) {
+        const graph::LoaderRow& row = loaders[i];
+        bool boot = row.loader == graph::kNoNode;
+        loader_rows.push_back(Json{{"id", boot ? Json("bootstrap") : Json(hex_id(a.addresses[row.loader]))},
+                                   {"class", boot ? "<system class loader>" : graph::node_class_name(g, row.loader)},
+                                   {"retained_bytes", row.retained_bytes},
+                                   {"percent", percent_of(row.retained_bytes, total)}});
+    }
+    Json package_rows = Json::array();
+    std::vector<graph::PackageRow> packages = graph::retained_by_package(g, a.retained);
+    for (std::size_t i = 0; i < packages.size() && i < a.top; ++i)
+        package_rows.push_back(Json{{"package", packages[i].package},
+                                    {"dominators", packages[i].dominators},
+                                    {"retained_bytes", packages[i].retained_bytes},
+                                    {"percent", percent_of(packages[i].retained_bytes, total)}});
+    return Json{{"by_class", std::move(class_rows)}, {"by_loader", std::move(loader_rows)},
+                {"by_package", std::move(package_rows)}};
+}
+
 Json warnings_section(const std::vector<ReportWarning>& warnings) {
     Json out = Json::array();
     for (const ReportWarning& w : warnings)
@@ -210,11 +432,12 @@ std::string text_of(const Json& json) {
 
 // The sections walk the whole graph or dominator tree independently: they run side by side.
 std::string json_report(const Analysis& a) {
-    Json summary, histogram, unreachable, dominators, loaders, collections;
+    Json summary, histogram, unreachable, dominators, loaders, collections, suspects, consumers;
     tbb::parallel_invoke([&] { summary = summary_section(a); }, [&] { histogram = histogram_section(a, true); },
                          [&] { unreachable = histogram_section(a, false); },
                          [&] { dominators = dominators_section(a); }, [&] { loaders = class_loaders_section(a); },
-                         [&] { collections = collections_section(a); });
+                         [&] { collections = collections_section(a); }, [&] { suspects = suspects_section(a); },
+                         [&] { consumers = consumers_section(a); });
     Json report;
     report["schema"] = kSchema;
     report["tool"] = Json{{"name", "heapgraph"}, {"version", a.tool_version}};
@@ -225,6 +448,9 @@ std::string json_report(const Analysis& a) {
     report["dominators"] = std::move(dominators);
     report["class_loaders"] = std::move(loaders);
     report["collections"] = std::move(collections);
+    report["suspect_threshold_percent"] = a.suspect_threshold;
+    report["suspects"] = std::move(suspects);
+    report["consumers"] = std::move(consumers);
     report["warnings"] = warnings_section(a.warnings);
     return text_of(report) + "\n";
 }

@@ -51,6 +51,12 @@ struct Analysis {
     bool keep_unreachable = false;
     // From graph::count_collections before the out rows were released; nullptr: not counted.
     const std::vector<graph::CollectionCount>* collections = nullptr;
+    // Leak suspects (docs/suspects.md). With `suspects` null, the JSON report finds them
+    // itself when the graph still has its edges, else writes `suspects: null`.
+    const std::vector<graph::Suspect>* suspects = nullptr;
+    const graph::PathTree* paths = nullptr;             // names the suspects' paths
+    const graph::FieldNames* field_names = nullptr;     // HPROF field names, or none
+    double suspect_threshold = 10;                      // percent of the reachable heap
 };
 
 std::string json_report(const Analysis& analysis);

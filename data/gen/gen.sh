@@ -99,7 +99,31 @@ run_one() {
     echo "wrote $out ($(stat -c %s "$out") bytes) and $histo"
 }
 
-if (($# == 0)); then
+# ThreeLeaks (issue 7): three planted leaks, a live gzip dump by jcmd -gz=1.
+run_threeleaks() {
+    local out=$repo/data/samples/threeleaks.hprof.gz run=$tmp/three
+    mkdir -p "$run"
+    javac -XDstringConcat=inline -d "$run/classes" "$here/ThreeLeaks.java"
+    rm -f "$out"
+    mkfifo "$run/ctl"
+    java -Xshare:off -XX:+UseSerialGC -Xmx64m -cp "$run/classes" ThreeLeaks <"$run/ctl" >"$run/stdout" 2>&1 &
+    jpid=$!
+    exec 3>"$run/ctl"
+    local i
+    for ((i = 0; i < 600; i++)); do grep -qx READY "$run/stdout" && break; sleep 0.1; done
+    grep -qx READY "$run/stdout" || { echo "gen.sh: ThreeLeaks did not start" >&2; return 1; }
+    jcmd "$jpid" GC.heap_dump -gz=1 "$out" >/dev/null
+    echo go >&3
+    exec 3>&-
+    wait "$jpid"
+    jpid=
+    chmod 644 "$out"
+    echo "wrote $out ($(stat -c %s "$out") bytes)"
+}
+
+if [[ ${1:-} == threeleaks ]]; then
+    run_threeleaks
+elif (($# == 0)); then
     run_one "$repo/data/samples/leakdemo.hprof"
     run_one "$repo/data/samples/leakdemo-nocoops.hprof" -XX:-UseCompressedOops
     # Committed gzipped: it keeps the repository small and exercises the gzip reader.

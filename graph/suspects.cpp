@@ -1,0 +1,393 @@
+// Leak suspects, shortest paths from the GC roots and top consumers by package: the facts of
+// Eclipse MAT's FindLeaksQuery, LeakHunterQuery and TopConsumers2Query, restated (read, not
+// copied; docs/suspects.md says where we differ):
+//   1. threshold = threshold_percent (10 in the leak hunter) of the reachable heap, the
+//      super root's retained size, rounded down;
+//   2. single suspects: the super root's children, biggest first, while retained > threshold;
+//   3. group suspects: the remaining children grouped by class (class objects under
+//      java.lang.Class), a group's size the sum of its members' retained sizes; every class
+//      whose sum > threshold;
+//   4. accumulation point of a single suspect: from the suspect, step to its biggest
+//      dominator-tree child while child / parent >= big_drop_ratio (0.7); the node where the
+//      ratio first drops below 0.7 is the point; a leaf is the point; after 1000 steps none;
+//   5. accumulation point of a group: merge the shortest paths from the roots of up to
+//      max_paths (10,000) instances into a tree keyed by node, level by level; from the
+//      level's record with the most paths, descend while it carries more than
+//      (int)(0.8 * instances) paths: with no deeper level, or when the biggest child's summed
+//      retained size of its instances over the parent's drops below 0.7, the record's node
+//      is the point; a record with too few paths ends the search with no point;
+//   6. all suspects sorted by retained size desc, single before group on ties.
+// Paths follow a BFS parent tree from the roots that skips the referents of
+// java.lang.ref.Reference and Finalizer.unfinalized (MAT's `excludes`), with a weak fallback.
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include "graph.h"
+
+namespace heapgraph::graph {
+
+namespace {
+
+constexpr std::size_t kMaxDepth = 1000;
+
+// The class each class object describes, by binary search over (node, class index) pairs.
+class ClassObjects {
+public:
+    explicit ClassObjects(const HeapGraph& g) : g_(g) {
+        for (std::uint32_t i = 0; i < g.classes.size(); ++i)
+            if (g.classes[i].node != kNoNode) pairs_.push_back({g.classes[i].node, i});
+        std::sort(pairs_.begin(), pairs_.end());
+    }
+    // The class a node belongs to, class objects counting as the class they describe.
+    std::uint32_t own_class(NodeId v) const {
+        if (g_.kind[v] != NodeKind::class_object) return g_.class_index[v];
+        auto it = std::lower_bound(pairs_.begin(), pairs_.end(), std::pair<NodeId, std::uint32_t>{v, 0});
+        return it != pairs_.end() && it->first == v ? it->second : g_.class_index[v];
+    }
+    const std::string& name(NodeId v) const { return g_.classes[own_class(v)].name; }
+
+private:
+    const HeapGraph& g_;
+    std::vector<std::pair<NodeId, std::uint32_t>> pairs_;
+};
+
+bool is_weak(std::span<const Edge> weak, NodeId from, NodeId to) {
+    auto it = std::lower_bound(weak.begin(), weak.end(), Edge{from, to}, [](const Edge& a, const Edge& b) {
+        return a.from != b.from ? a.from < b.from : a.to < b.to;
+    });
+    return it != weak.end() && it->from == from && it->to == to;
+}
+
+// Which FieldNames entry names slot `slot` of v's row (slot 0 is the class edge when the
+// class has a class object). Exact only when every reference field of v is non-null.
+std::uint32_t field_of_slot(const HeapGraph& g, const ClassObjects& classes, const FieldNames& names, NodeId v,
+                            std::size_t slot) {
+    const std::uint32_t c = g.class_index[v];
+    const std::size_t row = g.out.offsets[v + 1] - g.out.offsets[v];
+    if (g.kind[v] == NodeKind::class_object) {
+        std::uint32_t i = classes.own_class(v);
+        return i < names.class_edges.size() && slot < names.class_edges[i].size() ? static_cast<std::uint32_t>(slot)
+                                                                                  : kNoField;
+    }
+    bool class_edge = g.classes[c].node != kNoNode;
+    if (class_edge && slot == 0) return kClassEdge;
+    if (g.kind[v] != NodeKind::instance || c >= names.instance_fields.size()) return kNoField;
+    std::size_t refs = row - class_edge, fields = names.instance_fields[c].size();
+    return refs == fields ? static_cast<std::uint32_t>(slot - class_edge) : kNoField;
+}
+
+class PathSearch {
+public:
+    PathSearch(const HeapGraph& g, std::span<const Edge> weak, const FieldNames& names)
+        : g_(g), weak_(weak), names_(names), classes_(g) {
+        const NodeId n = g.node_count();
+        tree_.parent.assign(n, kNoNode);
+        tree_.field.assign(n, kNoField);
+        tree_.weak.assign(n, 0);
+        seen_.assign(n, 0);
+    }
+
+    PathTree run() {
+        for (NodeId r : g_.root_nodes) visit_root(r, false);
+        bfs(true);
+        // Reached only through a weak edge: continue from each such edge's target.
+        for (const Edge& e : weak_)
+            if (seen_[e.from] && !seen_[e.to]) reach(e.from, e.to, true);
+        bfs(false);
+        for (NodeId v = 0; v < g_.node_count(); ++v)
+            if (!seen_[v]) {
+                visit_root(v, true);
+                bfs(false);
+            }
+        return std::move(tree_);
+    }
+
+private:
+    void visit_root(NodeId v, bool weak) {
+        if (seen_[v]) return;
+        seen_[v] = 1;
+        tree_.weak[v] = weak;
+        queue_.push_back(v);
+    }
+
+    void reach(NodeId from, NodeId to, bool weak) {
+        seen_[to] = 1;
+        tree_.parent[to] = from;
+        tree_.weak[to] = weak || tree_.weak[from];
+        std::span<const NodeId> row = g_.out.of(from);
+        std::size_t slot = std::find(row.begin(), row.end(), to) - row.begin();
+        tree_.field[to] = field_of_slot(g_, classes_, names_, from, slot);
+        queue_.push_back(to);
+    }
+
+    void bfs(bool strong_only) {
+        while (!queue_.empty()) {
+            NodeId v = queue_.front();
+            queue_.pop_front();
+            for (NodeId w : g_.out.of(v))
+                if (!seen_[w] && !(strong_only && is_weak(weak_, v, w))) reach(v, w, false);
+        }
+    }
+
+    const HeapGraph& g_;
+    std::span<const Edge> weak_;
+    const FieldNames& names_;
+    ClassObjects classes_;
+    PathTree tree_;
+    std::vector<std::uint8_t> seen_;
+    std::deque<NodeId> queue_;
+};
+
+
+class SuspectFinder {
+public:
+    SuspectFinder(const HeapGraph& g, const Retained& r, const PathTree& paths, const SuspectOptions& o)
+        : g_(g), r_(r), paths_(paths), o_(o), classes_(g) {
+        for (const GcRoot& root : g.roots)
+            if (g.root_kind_names[root.kind] == "thread_object") threads_.push_back(root.node);
+        std::sort(threads_.begin(), threads_.end());
+    }
+
+    std::vector<Suspect> run() {
+        const auto& retained = r_.tree.retained_bytes;
+        const std::uint64_t threshold = static_cast<std::uint64_t>(
+            static_cast<long double>(o_.threshold_percent) * r_.tree.super_root_retained_bytes / 100);
+        std::vector<NodeId> top = top_dominators(r_, r_.top.size());
+        std::size_t i = 0;
+        std::vector<Suspect> out;
+        for (; i < top.size() && retained[top[i]] > threshold; ++i) out.push_back(single(top[i]));
+        std::map<std::uint32_t, std::vector<NodeId>> by_class;  // class objects under java.lang.Class
+        for (std::size_t k = i; k < top.size(); ++k) by_class[g_.class_index[top[k]]].push_back(top[k]);
+        for (auto& [c, members] : by_class) {
+            std::uint64_t sum = 0;
+            for (NodeId v : members) sum += retained[v];
+            if (sum > threshold) out.push_back(group(c, std::move(members), sum));
+        }
+        std::stable_sort(out.begin(), out.end(), [](const Suspect& a, const Suspect& b) {
+            if (a.retained_bytes != b.retained_bytes) return a.retained_bytes > b.retained_bytes;
+            if (a.group != b.group) return !a.group;
+            return a.group ? a.class_index < b.class_index : a.node < b.node;
+        });
+        return out;
+    }
+
+private:
+    bool is_thread(NodeId v) const { return std::binary_search(threads_.begin(), threads_.end(), v); }
+
+    NodeId biggest_child(NodeId v) const {
+        NodeId best = kNoNode;
+        for (NodeId c : r_.children.of(v))
+            if (best == kNoNode || r_.tree.retained_bytes[c] > r_.tree.retained_bytes[best] ||
+                (r_.tree.retained_bytes[c] == r_.tree.retained_bytes[best] && c < best))
+                best = c;
+        return best;
+    }
+
+    NodeId accumulation_point(NodeId v) const {
+        double parent_bytes = static_cast<double>(r_.tree.retained_bytes[v]);
+        for (std::size_t depth = 0; depth < kMaxDepth; ++depth) {
+            NodeId child = biggest_child(v);
+            if (child == kNoNode) return v;
+            double child_bytes = static_cast<double>(r_.tree.retained_bytes[child]);
+            if (child_bytes / parent_bytes < o_.big_drop_ratio) return v;
+            v = child, parent_bytes = child_bytes;
+        }
+        return biggest_child(v) == kNoNode ? v : kNoNode;
+    }
+
+    // The first object up the path from the roots whose class is not a platform class
+    // (MAT searches inbound references breadth first; we have no in rows here).
+    NodeId referrer_of(NodeId v) const {
+        for (NodeId up = paths_.parent[v]; up != kNoNode; up = paths_.parent[up])
+            if (!platform_class(classes_.name(up)) || is_thread(up)) return up;
+        return kNoNode;
+    }
+
+    void describe_holder(Suspect& s, NodeId subject) const {
+        if (is_thread(subject)) {
+            s.thread = subject;
+            return;
+        }
+        if (!platform_class(classes_.name(subject))) return;
+        s.referrer = referrer_of(subject);
+        if (s.referrer != kNoNode && is_thread(s.referrer)) s.thread = s.referrer;
+    }
+
+    Suspect single(NodeId v) const {
+        Suspect s;
+        s.node = v;
+        s.class_index = classes_.own_class(v);
+        s.retained_bytes = r_.tree.retained_bytes[v];
+        s.accumulation_point = accumulation_point(v);
+        s.path = path_from_root(paths_, s.accumulation_point != kNoNode ? s.accumulation_point : v);
+        s.path_weak = paths_.weak[s.path.back()];
+        describe_holder(s, v);
+        std::vector<NodeId> starts{v};
+        s.top_classes = top_classes(starts);
+        return s;
+    }
+
+    struct Record {
+        NodeId node;
+        std::vector<std::uint32_t> paths;  // indexes into the sampled paths through this node
+        std::uint64_t retained = 0;        // of the instances those paths end at
+    };
+
+    // One level of MAT's merged paths: the paths in `through` grouped by their node at
+    // `depth`, most paths first (ties: node id).
+    std::vector<Record> level(const std::vector<std::vector<NodeId>>& sampled, const std::vector<std::uint32_t>& through,
+                              std::size_t depth) const {
+        std::map<NodeId, Record> records;
+        for (std::uint32_t p : through) {
+            if (sampled[p].size() <= depth) continue;
+            Record& rec = records.try_emplace(sampled[p][depth], Record{sampled[p][depth], {}, 0}).first->second;
+            rec.paths.push_back(p);
+            rec.retained += r_.tree.retained_bytes[sampled[p].back()];
+        }
+        std::vector<Record> out;
+        for (auto& [node, rec] : records) out.push_back(std::move(rec));
+        std::stable_sort(out.begin(), out.end(),
+                         [](const Record& a, const Record& b) { return a.paths.size() > b.paths.size(); });
+        return out;
+    }
+
+    Suspect group(std::uint32_t c, std::vector<NodeId> members, std::uint64_t sum) const {
+        Suspect s;
+        s.group = true;
+        s.class_index = c;
+        s.retained_bytes = sum;
+        std::sort(members.begin(), members.end());
+        // Evenly spaced rather than MAT's random sample: the report must not vary by run.
+        std::vector<std::vector<NodeId>> sampled;
+        std::size_t n = std::min(members.size(), o_.max_paths);
+        for (std::size_t k = 0; k < n; ++k) sampled.push_back(path_from_root(paths_, members[k * members.size() / n]));
+        std::vector<std::uint32_t> all(n);
+        for (std::uint32_t k = 0; k < n; ++k) all[k] = k;
+        const std::size_t needed = static_cast<std::size_t>(o_.group_accumulation_ratio * static_cast<double>(n));
+        std::vector<Record> records = level(sampled, all, 0);
+        std::vector<NodeId> common;
+        for (std::size_t depth = 0; !records.empty() && records[0].paths.size() > needed; ++depth) {
+            const Record& parent = records[0];
+            common.push_back(parent.node);
+            std::vector<Record> children = level(sampled, parent.paths, depth + 1);
+            if (children.empty() || static_cast<double>(children[0].retained) / static_cast<double>(parent.retained) <
+                                        o_.big_drop_ratio) {
+                s.accumulation_point = parent.node;
+                break;
+            }
+            records = std::move(children);
+        }
+        NodeId largest = *std::min_element(members.begin(), members.end(), [&](NodeId a, NodeId b) {
+            const auto& rb = r_.tree.retained_bytes;
+            return rb[a] != rb[b] ? rb[a] > rb[b] : a < b;
+        });
+        s.path = s.accumulation_point != kNoNode ? common : path_from_root(paths_, largest);
+        s.path_weak = !s.path.empty() && paths_.weak[s.path.back()];
+        if (s.accumulation_point != kNoNode) describe_holder(s, s.accumulation_point);
+        s.top_classes = top_classes(members);
+        s.instances = std::move(members);
+        return s;
+    }
+
+    // Objects in the dominator subtrees of `starts`, by class (class objects by themselves):
+    // MAT's top consumers of the minimum retained set.
+    std::vector<ClassShare> top_classes(const std::vector<NodeId>& starts) const {
+        std::unordered_map<std::uint64_t, ClassShare> by_key;
+        std::vector<NodeId> stack(starts.begin(), starts.end());
+        while (!stack.empty()) {
+            NodeId v = stack.back();
+            stack.pop_back();
+            bool is_class = g_.kind[v] == NodeKind::class_object;
+            std::uint64_t key = is_class ? (std::uint64_t{1} << 32) | v : g_.class_index[v];
+            auto [it, fresh] = by_key.try_emplace(key);
+            if (fresh) it->second = {is_class ? v : kNoNode, is_class ? classes_.own_class(v) : g_.class_index[v]};
+            ++it->second.objects;
+            it->second.shallow_bytes += g_.shallow_bytes[v];
+            for (NodeId c : r_.children.of(v)) stack.push_back(c);
+        }
+        std::vector<ClassShare> rows;
+        for (auto& [key, row] : by_key) rows.push_back(row);
+        std::sort(rows.begin(), rows.end(), [](const ClassShare& a, const ClassShare& b) {
+            if (a.shallow_bytes != b.shallow_bytes) return a.shallow_bytes > b.shallow_bytes;
+            if (a.class_index != b.class_index) return a.class_index < b.class_index;
+            return a.class_node < b.class_node;
+        });
+        if (rows.size() > o_.top_classes) rows.resize(o_.top_classes);
+        return rows;
+    }
+
+    const HeapGraph& g_;
+    const Retained& r_;
+    const PathTree& paths_;
+    const SuspectOptions& o_;
+    ClassObjects classes_;
+    std::vector<NodeId> threads_;
+};
+
+}  // namespace
+
+PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const FieldNames& names) {
+    return PathSearch(graph, weak_edges, names).run();
+}
+
+std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v) {
+    std::vector<NodeId> path;
+    for (NodeId x = v; x != kNoNode && path.size() <= tree.parent.size(); x = tree.parent[x]) path.push_back(x);
+    std::reverse(path.begin(), path.end());
+    return path;
+}
+
+std::string edge_name(const HeapGraph& graph, const FieldNames& names, const PathTree& tree, NodeId v) {
+    NodeId from = tree.parent[v];
+    std::uint32_t field = tree.field[v];
+    if (from == kNoNode || field == kNoField) return {};
+    if (field == kClassEdge) return "<class>";
+    if (graph.kind[from] == NodeKind::class_object) {
+        std::uint32_t c = ClassObjects(graph).own_class(from);
+        return c < names.class_edges.size() && field < names.class_edges[c].size() ? names.class_edges[c][field]
+                                                                                  : std::string();
+    }
+    std::uint32_t c = graph.class_index[from];
+    return c < names.instance_fields.size() && field < names.instance_fields[c].size() ? names.instance_fields[c][field]
+                                                                                      : std::string();
+}
+
+std::vector<Suspect> find_suspects(const HeapGraph& graph, const Retained& retained, const PathTree& paths,
+                                   const SuspectOptions& options) {
+    return SuspectFinder(graph, retained, paths, options).run();
+}
+
+bool platform_class(std::string_view name) {
+    for (std::string_view prefix : {"java.", "javax.", "sun.", "com.sun.", "jdk."})
+        if (name.starts_with(prefix)) return true;
+    return false;
+}
+
+std::vector<PackageRow> retained_by_package(const HeapGraph& graph, const Retained& retained) {
+    std::map<std::string, PackageRow> rows;
+    ClassObjects classes(graph);
+    for (NodeId v : retained.top) {
+        const std::string& name = classes.name(v);
+        std::size_t dot = name.find('.');
+        if (dot == std::string::npos) {
+            PackageRow& row = rows["<default>"];
+            ++row.dominators, row.retained_bytes += retained.tree.retained_bytes[v];
+        }
+        for (; dot != std::string::npos; dot = name.find('.', dot + 1)) {
+            PackageRow& row = rows[name.substr(0, dot)];
+            ++row.dominators, row.retained_bytes += retained.tree.retained_bytes[v];
+        }
+    }
+    std::vector<PackageRow> out;
+    for (auto& [name, row] : rows) {
+        row.package = name;
+        out.push_back(std::move(row));
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const PackageRow& a, const PackageRow& b) { return a.retained_bytes > b.retained_bytes; });
+    return out;
+}
+
+}  // namespace heapgraph::graph
