@@ -537,6 +537,16 @@ std::variant<ClassicHeader, DecodeError> read_classic_header(Bytes file) {
     return header;
 }
 
+ClassicBlock next_classic_block(Bytes file, std::uint64_t begin, std::uint64_t first_line, std::uint64_t target_bytes) {
+    std::uint64_t step = std::max<std::uint64_t>(target_bytes, 1);
+    std::uint64_t end = step >= file.size() - begin ? file.size() : next_item_line(file, begin + step);
+    return {begin, end, first_line};
+}
+
+std::uint64_t classic_lines_in(Bytes file, const ClassicBlock& block) {
+    return static_cast<std::uint64_t>(std::count(file.begin() + block.begin, file.begin() + block.end, '\n'));
+}
+
 std::variant<std::vector<ClassicBlock>, DecodeError> split_classic_blocks(Bytes file, const ClassicHeader& header,
                                                                           std::uint64_t target_bytes) {
     if (is_ebcdic(file))
@@ -546,12 +556,10 @@ std::variant<std::vector<ClassicBlock>, DecodeError> split_classic_blocks(Bytes 
                            "body offset lies past the end of the file at " + hex_offset(file.size())};
     std::vector<ClassicBlock> blocks;
     std::uint64_t begin = header.body_offset, line = header.body_line;
-    std::uint64_t step = std::max<std::uint64_t>(target_bytes, 1);
     while (begin < file.size()) {
-        std::uint64_t end = step >= file.size() - begin ? file.size() : next_item_line(file, begin + step);
-        blocks.push_back({begin, end, line});
-        line += static_cast<std::uint64_t>(std::count(file.begin() + begin, file.begin() + end, '\n'));
-        begin = end;
+        blocks.push_back(next_classic_block(file, begin, line, target_bytes));
+        line += classic_lines_in(file, blocks.back());
+        begin = blocks.back().end;
     }
     return blocks;
 }

@@ -70,6 +70,12 @@ struct ClassicBlock {
 // grows until such a line comes. An empty body gives no blocks.
 std::variant<std::vector<ClassicBlock>, DecodeError> split_classic_blocks(Bytes file, const ClassicHeader& header,
                                                                           std::uint64_t target_bytes);
+// The same one block at a time, for a reader that splits while others decode: the block that
+// starts at `begin` (a record or trailer line, or the body's start) on line `first_line`,
+// and the number of lines it holds (the next block's first line is first_line plus that).
+// The caller checks `begin` against the file as split_classic_blocks does.
+ClassicBlock next_classic_block(Bytes file, std::uint64_t begin, std::uint64_t first_line, std::uint64_t target_bytes);
+std::uint64_t classic_lines_in(Bytes file, const ClassicBlock& block);
 
 struct ClassicObject {
     ObjectId address = 0;

@@ -1,8 +1,10 @@
 // Classic text heapdump -> heap graph:
 //   1. the header; an EBCDIC (z/OS) file is translated to ASCII once, byte for byte;
-//   2. the body is cut into line blocks at record starts (split_classic_blocks);
+//   2. the body is cut into line blocks at record starts, one block at a time while earlier
+//      blocks decode (next_classic_block);
 //   3. blocks parse in parallel through the flow graph HPROF and PHD use (ordered_flow.h),
-//      and join in file order, so any thread count gives the same records;
+//      each counting its own lines, and join in file order, so any thread count gives the
+//      same records;
 //   4. the trailers are checked against what was read (a mismatch is a warning naming both
 //      numbers; a missing "// EOF" is an error: the file was cut);
 //   5. records are mapped onto PHD's (objects name their class by type, so types are resolved
@@ -109,25 +111,37 @@ struct Parsed {
     std::vector<std::string> warnings;
 };
 
+// A decoded block and its line count. Blocks decode before the lines before them are counted
+// (the count is part of the parallel work), so a block's errors are redone in the collector,
+// which knows the block's first line.
+struct Decoded {
+    std::variant<ClassicRecords, DecodeError> records;
+    std::uint64_t lines = 0;
+};
+
 Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& info, const LoadOptions& options) {
-    std::vector<ClassicBlock> blocks = take(info, split_classic_blocks(text, header, kBlockBytes));
     Parsed parsed;
     ClassicTotals totals;
     std::optional<DecodeError> first_error;
-    std::size_t next = 0;
-    run_ordered_flow<ClassicBlock, std::variant<ClassicRecords, DecodeError>>(
-        [&]() -> std::optional<ClassicBlock> {
-            if (next == blocks.size()) return std::nullopt;
-            return blocks[next++];
+    std::uint64_t next = header.body_offset, line = header.body_line;
+    run_ordered_flow<ClassicBlock, Decoded>(
+        [&]() -> std::optional<ClassicBlock> {  // only finds where blocks end: cheap and serial
+            if (next >= text.size()) return std::nullopt;
+            ClassicBlock block = next_classic_block(text, next, header.body_line, kBlockBytes);
+            next = block.end;
+            return block;
         },
-        [&](const ClassicBlock& block) { return decode_classic_block(text, header, block); },
-        [&](const ClassicBlock& block, std::variant<ClassicRecords, DecodeError>& result) {
+        [&](const ClassicBlock& block) { return Decoded{decode_classic_block(text, header, block), classic_lines_in(text, block)}; },
+        [&](ClassicBlock block, Decoded& result) {
+            block.first_line = line;
+            line += result.lines;
             if (first_error) return;
-            if (auto* error = std::get_if<DecodeError>(&result)) {
-                first_error = std::move(*error);
+            if (std::holds_alternative<DecodeError>(result.records)) {
+                auto redone = decode_classic_block(text, header, block);
+                first_error = std::get<DecodeError>(redone.index() == 1 ? redone : result.records);
                 return;
             }
-            auto& records = std::get<ClassicRecords>(result);
+            auto& records = std::get<ClassicRecords>(result.records);
             if (auto error = add_classic_block(totals, records)) first_error = std::move(*error);
             parsed.blocks.push_back(std::move(records));
             if (options.progress) options.progress({"decode", block.end, text.size(), "B"});

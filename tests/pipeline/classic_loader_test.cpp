@@ -3,6 +3,7 @@
 // errors name the file, the offset and the line.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -61,18 +62,23 @@ TEST_CASE("classic pipeline: a classic dump in several blocks gives byte-identic
     CHECK(one.out.find("\"format\": \"classic\"") != std::string::npos);
 }
 
-TEST_CASE("classic pipeline: a malformed line names the file, the offset and the line") {
-    std::string text = classic_text("phd/heapdump.20100209.165721.4484.phd");
-    std::size_t at = text.find(" OBJ ", text.size() / 2);
-    REQUIRE(at != std::string::npos);
-    text.replace(at, 5, " OBX ");
-    try {
-        load_dump_bytes(bytes_of(text), "bad.txt", {});
-        FAIL("no error");
-    } catch (const DumpError& e) {
-        std::string message = e.what();
-        CHECK(message.find("bad.txt @0x") == 0);
-        CHECK(message.find("line ") != std::string::npos);
+TEST_CASE("classic pipeline: a malformed line names the file, the offset and the line, in any block") {
+    // The 2016 PHD as classic text is over 4 MiB: two blocks. Its last class record lies in the
+    // second, whose first line is only known once the first block's lines are counted.
+    std::string text = classic_text("phd/heapdump.20160404.083909.9480.0002.phd");
+    REQUIRE(text.size() > (4u << 20));
+    for (std::size_t at : {text.find(" OBJ ", text.size() / 3), text.rfind(" CLS ")}) {
+        std::string bad = text;
+        bad.replace(at, 5, " OBX ");
+        std::uint64_t line = 1 + static_cast<std::uint64_t>(std::count(bad.begin(), bad.begin() + at, '\n'));
+        try {
+            load_dump_bytes(bytes_of(bad), "bad.txt", {});
+            FAIL("no error");
+        } catch (const DumpError& e) {
+            std::string message = e.what();
+            CHECK(message.find("bad.txt @0x") == 0);
+            CHECK(message.find("line " + std::to_string(line) + ":") != std::string::npos);
+        }
     }
 }
 
