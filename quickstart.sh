@@ -7,12 +7,15 @@ cd "$(dirname "$0")"
 
 packages=(build-essential cmake ninja-build pkg-config libtbb-dev libboost-graph-dev
           nlohmann-json3-dev doctest-dev libbenchmark-dev libdeflate-dev zlib1g-dev libcli11-dev)
+# The test suite also loads the HTML report in a headless browser (tests/reports/html_browser_test.cpp).
+test_packages=(chromium fonts-dejavu-core)
 
-install_packages() {
-    if dpkg -s "${packages[@]}" >/dev/null 2>&1; then return; fi
+install_packages() {  # install_packages [more packages]
+    local all=("${packages[@]}" "$@")
+    if dpkg -s "${all[@]}" >/dev/null 2>&1; then return; fi
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+    apt-get install -y -qq --no-install-recommends "${all[@]}" >/dev/null
 }
 
 build() {  # build DIR [cmake options]
@@ -29,7 +32,7 @@ case "${1:-}" in
         echo "wrote report.json"
         ;;
     test)
-        install_packages
+        install_packages "${test_packages[@]}"
         build build-test -DHEAPGRAPH_DEVELOPER=ON
         ctest --test-dir build-test --output-on-failure -j "$(nproc)"
         ;;

@@ -17,6 +17,7 @@ enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed =
 
 struct AnalyzeArgs {
     std::string dump, json = "-", objects_tsv, progress = "auto";
+    std::string html;  // --html FILE: empty for none
     heapgraph::LoadOptions load;
     std::size_t top = 100;
     bool keep_unreachable = false, timings = false;
@@ -74,8 +75,9 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     try {
         if (!args.objects_tsv.empty())
             write_output(args.objects_tsv, [&](std::ostream& out) { heapgraph::reports::write_objects_tsv(analysis, out); });
-        std::string json;
-        if (!args.json.empty()) json = heapgraph::reports::json_report(analysis);
+        std::string json, html;
+        if (!args.json.empty() || !args.html.empty()) json = heapgraph::reports::json_report(analysis);
+        if (!args.html.empty()) html = heapgraph::reports::html_report(analysis, json);
         clock.stop();
         if (args.timings) {
             // The report stage is measured up to here: only the final write is left out.
@@ -85,6 +87,8 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
         }
         if (!args.json.empty())
             write_output(args.json, [&](std::ostream& out) { out << json; });
+        if (!args.html.empty())
+            write_output(args.html, [&](std::ostream& out) { out << html; });
     } catch (const std::exception& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kOutputFailed;
@@ -176,6 +180,7 @@ int main(int argc, char** argv) {
     CLI::App* analyze_cmd = app.add_subcommand("analyze", "Analyse one heap dump and write reports");
     analyze_cmd->add_option("DUMP", args.dump, "Heap dump (format detected from content)")->required();
     analyze_cmd->add_option("--json", args.json, "JSON report file, '-' for stdout (default)");
+    analyze_cmd->add_option("--html", args.html, "Self-contained HTML report file (docs/html-report.md)");
     analyze_cmd->add_option("--objects-tsv", args.objects_tsv, "Write one line per object to this file");
     analyze_cmd->add_option("--dump-index", args.load.dump_index, "Which heap dump of a multi-dump file (from 0)")
         ->default_val(0);

@@ -74,6 +74,9 @@ void write_classic(const ClassicOutput& in, std::ostream& out);
 // Adds `timings` as the report's last key (--timings; the one part that varies by run).
 std::string add_timings(std::string json, const std::vector<StageTime>& timings);
 void write_objects_tsv(const Analysis& analysis, std::ostream& out);
+// The self-contained HTML report (docs/html-report.md): embeds `json`, the text of
+// json_report, and an extract of the dominator tree; at most 10 MB for any dump.
+std::string html_report(const Analysis& analysis, const std::string& json);
 
 // Per-stage progress bars on a terminal: "decode  [=====>    ] 1.2/2.0 GB  310 MB/s  ETA 3s".
 // Redraws at most ten times a second; thread-safe; finish() ends the line of a stage.

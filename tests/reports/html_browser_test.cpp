@@ -1,0 +1,149 @@
+// The HTML report in a real browser: Debian's chromium, headless, loads pages written by the
+// CLI from file://. The page's `#selftest` fragment clicks the first expandable row of the
+// dominator tree and writes what happened, with every error it caught, into <pre id=selftest>;
+// chromium's --dump-dom prints the DOM after the scripts ran. Console messages also reach
+// chromium's stderr log ("CONSOLE"): a healthy page logs none. chromium must be installed
+// (quickstart.sh does it): without it these tests fail.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "html_fixtures.h"
+#include "pipeline.h"
+
+using namespace heapgraph;
+
+namespace {
+
+bool have_chromium() { return std::system("command -v chromium >/dev/null 2>&1") == 0; }
+
+std::string shell_output(const std::string& command) {
+    std::string out;
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    pclose(pipe);
+    return out;
+}
+
+// Where screenshots go: next to the CLI's folder in the build tree.
+std::string screenshot_dir() {
+    auto dir = std::filesystem::path(HEAPGRAPH_CLI).parent_path().parent_path() / "html-report";
+    std::filesystem::create_directories(dir);
+    return dir.string();
+}
+
+const std::string kChromium = "chromium --headless --disable-gpu --no-sandbox --no-first-run --mute-audio "
+                              "--user-data-dir=" + test::temp_dir() + "/chromium-profile ";
+
+struct PageRun {
+    nlohmann::json selftest;     // the page's own report
+    std::string dom, console;    // the dumped DOM; chromium's console log lines
+};
+
+PageRun load_page(const std::string& html) {
+    std::string log = html + ".log";
+    PageRun page;
+    page.dom = shell_output(kChromium + "--enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom 'file://" +
+                            html + "#selftest' 2>'" + log + "'");
+    std::smatch m;
+    static const std::regex selftest(R"re(<pre id="selftest">([^<]*)</pre>)re");
+    if (std::regex_search(page.dom, m, selftest)) {
+        std::string text = m[1];
+        for (auto [from, to] : {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&nbsp;", " "}, {"&amp;", "&"}})
+            for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1))
+                text.replace(at, std::strlen(from), to);
+        page.selftest = nlohmann::json::parse(text, nullptr, false);
+    }
+    std::istringstream lines(test::slurp(log));
+    for (std::string line; std::getline(lines, line);)
+        if (line.find(":CONSOLE") != std::string::npos) page.console += line + "\n";
+    return page;
+}
+
+void check_clean(const PageRun& page) {
+    REQUIRE_MESSAGE(page.selftest.is_object(), "no #selftest result in the DOM: the page's script did not run");
+    CHECK_MESSAGE(page.selftest["errors"].empty(), page.selftest["errors"].dump());
+    CHECK_MESSAGE(page.console.empty(), page.console);
+    CHECK(page.selftest["img_elements"] == 0);
+    CHECK(page.selftest["script_elements"] == 3);
+}
+
+std::string html_of(const std::string& dump, const std::string& name) {
+    std::string html = test::temp_dir() + "/" + name + ".html";
+    test::Run r = test::run("analyze '" + dump + "' --json /dev/null --progress never --html '" + html + "'");
+    REQUIRE_MESSAGE(r.code == 0, r.out);
+    return html;
+}
+
+}  // namespace
+
+TEST_CASE("html report in chromium: leakdemo loads cleanly, a click expands the dominator tree, a screenshot is written") {
+    REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (apt-get install chromium): the browser tests need it");
+    auto started = std::chrono::steady_clock::now();
+    std::string html = html_of(test::data_path("samples/leakdemo.hprof"), "leakdemo");
+    PageRun page = load_page(html);
+    check_clean(page);
+    CHECK(page.selftest["expanded"] == true);
+    CHECK(page.selftest["tree_rows_after"].get<int>() > page.selftest["tree_rows_before"].get<int>());
+    CHECK(page.selftest["treemap_rects"].get<int>() > 10);
+    CHECK(page.selftest["histogram_rows"].get<int>() > 10);
+    CHECK(page.dom.find("LeakDemo$Session") != std::string::npos);
+    std::string png = screenshot_dir() + "/leakdemo.png";
+    std::filesystem::remove(png);
+    shell_output(kChromium + "--hide-scrollbars --window-size=1280,3000 --virtual-time-budget=5000 --screenshot='" + png +
+                 "' 'file://" + html + "' >/dev/null 2>&1");
+    REQUIRE(std::filesystem::exists(png));
+    CHECK(std::filesystem::file_size(png) > 20'000);
+    MESSAGE("leakdemo in chromium: " << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
+                                     << " s; screenshot " << png);
+}
+
+TEST_CASE("html report in chromium: payload class names show as text, never as elements") {
+    REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (apt-get install chromium): the browser tests need it");
+    std::string dump = test::temp_dir() + "/payload.hprof";
+    std::vector<std::uint8_t> bytes = test::payload_hprof();
+    std::ofstream(dump, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    PageRun from_hprof = load_page(html_of(dump, "payload"));
+    check_clean(from_hprof);
+    CHECK(from_hprof.dom.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+
+    test::PayloadGraph p = test::payload_graph();
+    reports::Analysis a = test::analysis_of(p.graph, p.retained, p.addresses, "payload-graph.hprof");
+    std::string html = test::temp_dir() + "/payload-graph.html";
+    reports::write_atomically(html, [&](std::ostream& out) { out << reports::html_report(a, reports::json_report(a)); });
+    PageRun from_graph = load_page(html);
+    check_clean(from_graph);
+    CHECK(from_graph.selftest["expanded"] == true);
+    CHECK(from_graph.dom.find("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+}
+
+TEST_CASE("html report in chromium: the page of every dump in data/ loads without errors") {
+    REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (apt-get install chromium): the browser tests need it");
+    auto started = std::chrono::steady_clock::now();
+    std::size_t pages = 0;
+    for (const char* dir : {"hprof", "hprof-android", "hprof-gz", "phd", "samples"}) {
+        std::vector<std::filesystem::path> dumps;
+        for (const auto& entry : std::filesystem::directory_iterator(test::data_path(dir))) {
+            std::string name = entry.path().filename().string();
+            if (name.find(".hprof") != std::string::npos || name.ends_with(".phd") || name.ends_with(".bin"))
+                dumps.push_back(entry.path());
+        }
+        std::sort(dumps.begin(), dumps.end());
+        for (const auto& path : dumps) {
+            CAPTURE(path.string());
+            check_clean(load_page(html_of(path.string(), std::string(dir) + "-" + path.filename().string())));
+            ++pages;
+        }
+    }
+    CHECK(pages >= 20);
+    MESSAGE(pages << " pages in chromium: " << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s");
+}
