@@ -112,12 +112,16 @@ private:
         queue_.push_back(v);
     }
 
-    void reach(NodeId from, NodeId to, bool weak) {
+    // `slot`: where `to` sits in from's row (searched for when not given: rare weak edges
+    // only, as a search per edge would be quadratic in a big array's row).
+    void reach(NodeId from, NodeId to, bool weak, std::size_t slot = SIZE_MAX) {
         seen_[to] = 1;
         tree_.parent[to] = from;
         tree_.weak[to] = weak || tree_.weak[from];
-        std::span<const NodeId> row = g_.out.of(from);
-        std::size_t slot = std::find(row.begin(), row.end(), to) - row.begin();
+        if (slot == SIZE_MAX) {
+            std::span<const NodeId> row = g_.out.of(from);
+            slot = static_cast<std::size_t>(std::find(row.begin(), row.end(), to) - row.begin());
+        }
         tree_.field[to] = field_of_slot(g_, classes_, names_, from, slot);
         queue_.push_back(to);
     }
@@ -126,8 +130,9 @@ private:
         while (!queue_.empty()) {
             NodeId v = queue_.front();
             queue_.pop_front();
-            for (NodeId w : g_.out.of(v))
-                if (!seen_[w] && !(strong_only && is_weak(weak_, v, w))) reach(v, w, false);
+            std::span<const NodeId> row = g_.out.of(v);
+            for (std::size_t slot = 0; slot < row.size(); ++slot)
+                if (!seen_[row[slot]] && !(strong_only && is_weak(weak_, v, row[slot]))) reach(v, row[slot], false, slot);
         }
     }
 

@@ -68,19 +68,25 @@ public:
             cls.file_offset = c.file_offset;
             cls.static_refs.assign(out.refs.begin() + c.first_ref, out.refs.begin() + c.first_ref + c.ref_count);
         }
-        for (const ClassicObject& o : block.objects) out.objects.push_back(object(block, o));
+        // Each type name of a block is resolved once, not once per object.
+        std::vector<PhdObject> typed(block.type_names.size());
+        for (std::size_t t = 0; t < block.type_names.size(); ++t) typed[t] = typed_object(block.type_names[t]);
+        out.objects.reserve(block.objects.size());
+        for (const ClassicObject& o : block.objects) {
+            PhdObject& object = out.objects.emplace_back(typed[o.type]);
+            object.address = o.address;
+            object.instance_size = o.size_bytes;
+            object.first_ref = o.first_ref;
+            object.ref_count = o.ref_count;
+            object.file_offset = o.file_offset;
+        }
         return out;
     }
 
 private:
-    PhdObject object(const ClassicRecords& block, const ClassicObject& o) {
-        const std::string& type = block.type_names[o.type];
+    // An object of this type: its kind and class, the rest left for the caller.
+    PhdObject typed_object(const std::string& type) {
         PhdObject out;
-        out.address = o.address;
-        out.instance_size = o.size_bytes;
-        out.first_ref = o.first_ref;
-        out.ref_count = o.ref_count;
-        out.file_offset = o.file_offset;
         if (type.size() == 2 && type[0] == '[' && primitive_of(type[1])) {
             out.kind = ObjectKind::primitive_array;
             out.element_type = static_cast<std::uint8_t>(*primitive_of(type[1]));
