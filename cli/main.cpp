@@ -7,13 +7,14 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "pipeline.h"
 #include "reports.h"
 
 namespace {
 
-enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed = 4 };
+enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed = 4, kGateFailed = 5 };
 
 struct AnalyzeArgs {
     std::string dump, json = "-", objects_tsv, progress = "auto";
@@ -22,6 +23,9 @@ struct AnalyzeArgs {
     std::size_t top = 100;
     bool keep_unreachable = false, timings = false;
     double suspect_threshold = 10;  // --suspect-threshold PERCENT
+    std::string save;               // --save SNAPSHOT: empty for none
+    double fail_on_suspect = -1;    // --fail-on-suspect PERCENT: negative for no gate
+    bool quiet = false;
 };
 
 heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
@@ -41,6 +45,32 @@ std::vector<heapgraph::reports::StageTime> stage_times(const std::vector<heapgra
     std::vector<heapgraph::reports::StageTime> out;
     for (const auto& t : timings) out.push_back({t.stage, t.seconds, t.peak_rss_bytes});
     return out;
+}
+
+// --save: the holders and histogram a later `diff` needs (docs/diff.md).
+void save_snapshot(const std::string& path, const heapgraph::reports::Analysis& analysis, const heapgraph::LoadedDump& dump) {
+    heapgraph::graph::HolderOptions options;
+    auto holders = heapgraph::graph::find_holders(dump.graph, analysis.retained, *analysis.paths, dump.field_names, options);
+    auto snapshot = heapgraph::reports::make_snapshot(analysis, holders, options.min_percent);
+    heapgraph::reports::write_atomically(path, [&](std::ostream& out) { heapgraph::reports::write_snapshot(snapshot, out); });
+}
+
+// --fail-on-suspect on analyze: a leak suspect above PERCENT of the reachable heap.
+int suspect_gate(const AnalyzeArgs& args, const heapgraph::reports::Analysis& a) {
+    if (args.fail_on_suspect < 0 || !a.suspects) return kOk;
+    const double total = static_cast<double>(a.retained.tree.super_root_retained_bytes);
+    for (const auto& s : *a.suspects) {
+        double percent = total > 0 ? 100.0 * static_cast<double>(s.retained_bytes) / total : 0;
+        if (percent <= args.fail_on_suspect) continue;
+        std::string what = s.group ? std::to_string(s.instances.size()) + " instances of " + a.graph.classes[s.class_index].name
+                                   : heapgraph::graph::node_class_name(a.graph, s.node);
+        char line[64];
+        std::snprintf(line, sizeof line, "%.2f%% of the reachable heap", percent);
+        std::cerr << "heapgraph: gate --fail-on-suspect " << args.fail_on_suspect << "%: leak suspect " << what
+                  << " retains " << s.retained_bytes << " bytes (" << line << ")\n";
+        return kGateFailed;
+    }
+    return kOk;
 }
 
 int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
@@ -70,7 +100,7 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     analysis.suspect_threshold = args.suspect_threshold;
     for (const auto& w : dump.warnings) {
         analysis.warnings.push_back({w.code, w.count, w.message});
-        std::cerr << "heapgraph: warning: " << w.count << " " << w.code << ": " << w.message << "\n";
+        if (!args.quiet) std::cerr << "heapgraph: warning: " << w.count << " " << w.code << ": " << w.message << "\n";
     }
     try {
         if (!args.objects_tsv.empty())
@@ -89,16 +119,17 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
             write_output(args.json, [&](std::ostream& out) { out << json; });
         if (!args.html.empty())
             write_output(args.html, [&](std::ostream& out) { out << html; });
+        if (!args.save.empty()) save_snapshot(args.save, analysis, dump);
     } catch (const std::exception& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kOutputFailed;
     }
-    return kOk;
+    return suspect_gate(args, analysis);
 }
 
 // --progress: bars on stderr per stage; "auto" only when stderr is a terminal.
 void attach_progress(AnalyzeArgs& args, std::shared_ptr<heapgraph::reports::ProgressPrinter>& printer) {
-    bool show = args.progress == "always" || (args.progress == "auto" && ::isatty(STDERR_FILENO));
+    bool show = !args.quiet && (args.progress == "always" || (args.progress == "auto" && ::isatty(STDERR_FILENO)));
     if (!show) return;
     printer = std::make_shared<heapgraph::reports::ProgressPrinter>(std::cerr);
     args.load.progress = [printer](const heapgraph::ProgressEvent& e) { printer->update(e.stage, e.done, e.total, e.unit); };
@@ -167,6 +198,132 @@ void add_convert(CLI::App& app, ConvertArgs& args) {
     cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
 }
 
+// ---- diff (docs/diff.md) ------------------------------------------------------------------
+
+struct DiffArgs {
+    std::vector<std::string> inputs;
+    std::string json = "-", html, fail_on_growth;  // --fail-on-growth "50MB" or "10%"
+    double growth_threshold = 2, fail_on_suspect = -1;
+    bool quiet = false;
+    heapgraph::LoadOptions load;
+};
+
+// A dump analysed just far enough for a snapshot: paths before the dominators release the edges.
+heapgraph::reports::Snapshot snapshot_of_dump(const std::string& path, const DiffArgs& args) {
+    auto dump = std::make_unique<heapgraph::LoadedDump>(heapgraph::load_dump(path, args.load));
+    if (!args.quiet)
+        for (const auto& w : dump->warnings)
+            std::cerr << "heapgraph: warning: " << path << ": " << w.count << " " << w.code << ": " << w.message << "\n";
+    auto paths = heapgraph::graph::shortest_path_tree(dump->graph, dump->weak_edges, dump->field_names);
+    bool keep_unreachable = dump->info.roots_inferred;
+    auto retained = heapgraph::graph::compute_retained(dump->graph, {.keep_unreachable = keep_unreachable, .release_edges = true});
+    heapgraph::graph::HolderOptions options;
+    auto holders = heapgraph::graph::find_holders(dump->graph, retained, paths, dump->field_names, options);
+    heapgraph::reports::Analysis analysis{facts_of(dump->info), dump->graph, retained, dump->addresses, {}, HEAPGRAPH_VERSION};
+    return heapgraph::reports::make_snapshot(analysis, holders, options.min_percent);
+}
+
+// "50MB", "1.5GB", "4096" (bytes; KB, MB, GB are powers of 1024) or "10%" of the baseline.
+std::optional<std::uint64_t> growth_limit(const std::string& text, std::uint64_t baseline) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    std::string unit = text.substr(used);
+    double scale = unit == "%" ? static_cast<double>(baseline) / 100 : unit.empty() || unit == "B" ? 1
+                 : unit == "KB" ? 1024.0 : unit == "MB" ? 1048576.0 : unit == "GB" ? 1073741824.0 : -1;
+    if (scale < 0 || value < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(value * scale);
+}
+
+std::string with_percent(std::int64_t bytes, std::uint64_t baseline) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%lld bytes (%.2f%% of the baseline's reachable heap)", static_cast<long long>(bytes),
+                  baseline ? 100.0 * static_cast<double>(bytes) / static_cast<double>(baseline) : 0.0);
+    return text;
+}
+
+// The gates, in order: --fail-on-growth (the reachable heap), then --fail-on-suspect (one holder).
+int diff_gates(const DiffArgs& args, const heapgraph::reports::Diff& diff) {
+    const std::uint64_t base = diff.series.front().retained_bytes_total;
+    if (!args.fail_on_growth.empty()) {
+        std::uint64_t limit = *growth_limit(args.fail_on_growth, base);
+        if (diff.reachable_growth_bytes() > static_cast<std::int64_t>(limit)) {
+            std::string top = diff.suspects.empty() ? std::string("no growth suspect")
+                                                    : "top growth suspect " + diff.suspects.front().signature + " +" +
+                                                          std::to_string(diff.suspects.front().growth_bytes) + " bytes";
+            std::cerr << "heapgraph: gate --fail-on-growth " << args.fail_on_growth << ": reachable heap grew by "
+                      << with_percent(diff.reachable_growth_bytes(), base) << ", above " << limit << " bytes; " << top << "\n";
+            return kGateFailed;
+        }
+    }
+    if (args.fail_on_suspect >= 0)
+        for (const auto& s : diff.suspects)
+            if (100.0 * static_cast<double>(s.growth_bytes) > args.fail_on_suspect * static_cast<double>(base)) {
+                std::cerr << "heapgraph: gate --fail-on-suspect " << args.fail_on_suspect << "%: growth suspect "
+                          << s.class_name << " grew by " << with_percent(s.growth_bytes, base) << " through "
+                          << s.signature << "\n";
+                return kGateFailed;
+            }
+    return kOk;
+}
+
+int diff(const DiffArgs& args) {
+    if (!args.fail_on_growth.empty() && !growth_limit(args.fail_on_growth, 1)) {
+        std::cerr << "heapgraph: --fail-on-growth " << args.fail_on_growth << ": expected a size (50MB) or a percent (10%)\n";
+        return kUsage;
+    }
+    std::vector<heapgraph::reports::Snapshot> series;
+    try {
+        for (const std::string& input : args.inputs)
+            series.push_back(heapgraph::reports::is_snapshot_file(input) ? heapgraph::reports::read_snapshot(input)
+                                                                         : snapshot_of_dump(input, args));
+    } catch (const heapgraph::BadRequest& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kUsage;
+    } catch (const heapgraph::UnsupportedFormat& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kUnsupported;
+    } catch (const std::exception& e) {  // SnapshotError, DumpError, UnreadableDump
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kBadDump;
+    }
+    auto result = heapgraph::reports::diff_snapshots(std::move(series), {.growth_threshold_percent = args.growth_threshold});
+    try {
+        std::string json = heapgraph::reports::diff_json(result, HEAPGRAPH_VERSION);
+        if (!args.json.empty()) write_output(args.json, [&](std::ostream& out) { out << json; });
+        if (!args.html.empty())
+            write_output(args.html, [&](std::ostream& out) { out << heapgraph::reports::diff_html(result, json); });
+    } catch (const std::exception& e) {
+        std::cerr << "heapgraph: " << e.what() << "\n";
+        return kOutputFailed;
+    }
+    return diff_gates(args, result);
+}
+
+void add_diff(CLI::App& app, DiffArgs& args) {
+    CLI::App* cmd = app.add_subcommand("diff", "Compare dumps or snapshots: class deltas and growth suspects (docs/diff.md)");
+    cmd->add_option("BASE NEW [NEWER...]", args.inputs, "Dumps or snapshots (told apart by content), baseline first")
+        ->required()
+        ->expected(2, -1);
+    cmd->add_option("--json", args.json, "JSON diff file, '-' for stdout (default)");
+    cmd->add_option("--html", args.html, "Self-contained HTML diff report file");
+    cmd->add_option("--growth-threshold", args.growth_threshold,
+                    "Growth suspects grew by more than PERCENT of the baseline's reachable heap (default 2)")
+        ->check(CLI::Range(0.0, 1000.0));
+    cmd->add_option("--fail-on-growth", args.fail_on_growth,
+                    "Exit 5 when the reachable heap grew by more than SIZE (50MB) or PERCENT (10%) of the baseline");
+    cmd->add_option("--fail-on-suspect", args.fail_on_suspect,
+                    "Exit 5 when a growth suspect grew by more than PERCENT of the baseline's reachable heap")
+        ->check(CLI::Range(0.0, 1000.0));
+    cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr");
+    cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 1024u));
+    cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,6 +354,13 @@ int main(int argc, char** argv) {
     analyze_cmd->add_flag("--timings", args.timings, "Print per-stage wall time and peak RSS; add `timings` to the JSON");
     analyze_cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
     analyze_cmd->add_option("--javacore", args.load.javacore, "PHD only: the javacore written with the dump (thread roots, class loaders)");
+    analyze_cmd->add_option("--save", args.save, "Write an analysis snapshot for a later `diff` (docs/diff.md)");
+    analyze_cmd->add_option("--fail-on-suspect", args.fail_on_suspect,
+                            "Exit 5 when a leak suspect retains more than PERCENT of the reachable heap")
+        ->check(CLI::Range(0.0, 100.0));
+    analyze_cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr");
+    DiffArgs diff_args;
+    add_diff(app, diff_args);
     ConvertArgs convert_args;
     add_convert(app, convert_args);
     try {
@@ -206,5 +370,6 @@ int main(int argc, char** argv) {
         return code == 0 ? kOk : kUsage;
     }
     if (app.got_subcommand("convert")) return convert(convert_args);
+    if (app.got_subcommand("diff")) return diff(diff_args);
     return analyze(args);
 }

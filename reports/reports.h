@@ -9,6 +9,7 @@
 #include <mutex>
 #include <ostream>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,79 @@ private:
 
 // A table of stage times and peak memory, for --timings on stderr.
 void print_timings(const std::vector<StageTime>& timings, std::ostream& out);
+
+// ---- snapshots and diffs (reports/snapshot.cpp, reports/diff.cpp, docs/diff.md) ----------
+
+// A small analysis snapshot (`analyze --save`): the histogram, the holders (the dominator tree
+// to a bounded depth, with signatures), and the totals a diff needs. On disk: a 32-byte header
+// (magic, version, CRC-32 and lengths) and the snapshot as deflated JSON.
+inline constexpr std::uint32_t kSnapshotVersion = 1;
+struct SnapshotClass {
+    std::string name;
+    std::uint64_t count = 0, shallow_bytes = 0, retained_bytes = 0;
+};
+struct SnapshotHolder {
+    std::string signature, class_name;
+    std::vector<graph::HolderStep> path;
+    std::string anchor_kind;
+    std::uint32_t parent = graph::kNoHolder, depth = 1;
+    std::uint64_t retained_bytes = 0, retained_objects = 0;
+};
+struct Snapshot {
+    std::string source;  // the file read: a dump or a snapshot (not stored)
+    bool from_dump = true;
+    std::string dump_path, format, tool_version;
+    std::uint64_t dump_bytes = 0, inflated_bytes = 0;
+    std::uint64_t objects = 0, reachable_objects = 0, retained_bytes_total = 0, classes = 0;
+    double holder_min_percent = 0;
+    std::vector<SnapshotClass> histogram;  // by name (classes of one name merged); in-tree objects
+    std::vector<SnapshotHolder> holders;   // as graph::find_holders
+};
+Snapshot make_snapshot(const Analysis& analysis, const std::vector<graph::Holder>& holders, double holder_min_percent);
+void write_snapshot(const Snapshot& snapshot, std::ostream& out);
+// True when the file starts with the snapshot magic (diff tells snapshots from dumps so).
+bool is_snapshot_file(const std::string& path);
+// Throws SnapshotError naming the file and the problem (version, checksum, truncation).
+Snapshot read_snapshot(const std::string& path);
+class SnapshotError : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct DiffOptions {
+    double growth_threshold_percent = 2;  // of the baseline's reachable heap
+    double explained_ratio = 0.7;  // a grower whose child holder grew by this share of it gives way to the child
+};
+struct ClassDelta {
+    std::string name;
+    std::vector<std::uint8_t> present;  // per dump
+    std::vector<std::uint64_t> count, shallow_bytes, retained_bytes;  // per dump (0 when absent)
+};
+struct GrowthSuspect {
+    std::string signature, class_name;
+    std::vector<graph::HolderStep> path;
+    std::vector<std::uint64_t> retained_bytes;  // per dump; 0 when absent
+    std::vector<std::uint8_t> present;
+    std::int64_t growth_bytes = 0;  // last - first
+    bool every_interval = false;    // grew between each pair of consecutive dumps
+    std::string description;
+};
+struct Diff {
+    std::vector<Snapshot> series;  // baseline first
+    DiffOptions options;
+    std::uint64_t threshold_bytes = 0;
+    std::vector<GrowthSuspect> suspects;  // every-interval first (3+ dumps), then growth desc
+    std::vector<GrowthSuspect> growers;   // every holder that grew, growth desc (bounded), for the charts
+    std::vector<ClassDelta> classes;      // rows with any change; shallow delta desc
+    std::uint64_t unchanged_classes = 0;
+    std::int64_t reachable_growth_bytes() const {
+        return static_cast<std::int64_t>(series.back().retained_bytes_total) -
+               static_cast<std::int64_t>(series.front().retained_bytes_total);
+    }
+};
+Diff diff_snapshots(std::vector<Snapshot> series, const DiffOptions& options);
+std::string diff_json(const Diff& diff, const std::string& tool_version);
+// Self-contained page (docs/diff.md): bar chart of the top growers, sparklines, class deltas.
+std::string diff_html(const Diff& diff, const std::string& json);
 
 // Writes through a temporary file in the same directory and renames it into place, so a
 // reader never sees half a report and an interrupted run leaves the old file intact.

@@ -121,8 +121,27 @@ run_threeleaks() {
     echo "wrote $out ($(stat -c %s "$out") bytes)"
 }
 
+# StepLeak (issue 8): three dumps of a leak growing in steps, two of a steady state; the
+# program dumps itself (HotSpotDiagnosticMXBean, live), we gzip.
+run_stepleak() {
+    local run=$tmp/step mode
+    mkdir -p "$run"
+    javac -XDstringConcat=inline -d "$run/classes" "$here/StepLeak.java"
+    for mode in leak steady; do
+        java -Xshare:off -XX:+UseSerialGC -Xmx64m -cp "$run/classes" StepLeak "$mode" "$run" >/dev/null
+    done
+    local f
+    for f in stepleak-1 stepleak-2 stepleak-3 steady-1 steady-2; do
+        gzip -9 -n -c "$run/$f.hprof" >"$repo/data/samples/$f.hprof.gz"
+        chmod 644 "$repo/data/samples/$f.hprof.gz"
+        echo "wrote data/samples/$f.hprof.gz ($(stat -c %s "$repo/data/samples/$f.hprof.gz") bytes)"
+    done
+}
+
 if [[ ${1:-} == threeleaks ]]; then
     run_threeleaks
+elif [[ ${1:-} == stepleak ]]; then
+    run_stepleak
 elif (($# == 0)); then
     run_one "$repo/data/samples/leakdemo.hprof"
     run_one "$repo/data/samples/leakdemo-nocoops.hprof" -XX:-UseCompressedOops

@@ -1,0 +1,211 @@
+// Analysis snapshots (`heapgraph analyze DUMP --save FILE`, docs/diff.md): what `diff` needs
+// of a dump, a few kilobytes instead of the dump. Layout, integers little-endian:
+//   0   8  magic "\x89HGSNAP\n" (the high byte and the newline catch text-mode mangling)
+//   8   4  format version (kSnapshotVersion)
+//   12  4  CRC-32 of the payload
+//   16  8  payload bytes
+//   24  8  inflated bytes
+//   32  .. payload: the snapshot as compact JSON, deflated (zlib)
+// Reading checks, in order: magic, version, lengths, checksum, inflation, JSON shape; each
+// failure is a SnapshotError that names the file and what is wrong.
+#include <zlib.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "reports.h"
+
+namespace heapgraph::reports {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::array<char, 8> kMagic{'\x89', 'H', 'G', 'S', 'N', 'A', 'P', '\n'};
+constexpr std::size_t kHeaderBytes = 32;
+constexpr std::uint64_t kMaxInflatedBytes = 1ull << 30;
+
+void put_le(std::string& out, std::uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i) out += static_cast<char>((value >> (8 * i)) & 0xFF);
+}
+
+std::uint64_t get_le(const std::string& in, std::size_t at, int bytes) {
+    std::uint64_t value = 0;
+    for (int i = 0; i < bytes; ++i) value |= std::uint64_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
+    return value;
+}
+
+Json to_json(const Snapshot& s) {
+    Json out;
+    out["schema"] = "heapgraph-snapshot";
+    out["version"] = kSnapshotVersion;
+    out["tool_version"] = s.tool_version;
+    out["dump"] = Json{{"path", s.dump_path}, {"format", s.format}, {"bytes", s.dump_bytes}, {"inflated_bytes", s.inflated_bytes}};
+    out["summary"] = Json{{"objects", s.objects}, {"reachable_objects", s.reachable_objects},
+                          {"retained_bytes_total", s.retained_bytes_total}, {"classes", s.classes}};
+    out["holder_min_percent"] = s.holder_min_percent;
+    Json histogram = Json::array();  // [name, count, shallow, retained]
+    for (const SnapshotClass& c : s.histogram) histogram.push_back(Json::array({c.name, c.count, c.shallow_bytes, c.retained_bytes}));
+    out["histogram"] = std::move(histogram);
+    // [[class, via, class, ..., class], anchor kind, parent (-1: none), depth, retained, objects]: the
+    // signature and the class are rebuilt from the path.
+    Json holders = Json::array();
+    for (const SnapshotHolder& h : s.holders) {
+        Json path = Json::array();
+        for (const graph::HolderStep& step : h.path) {
+            if (&step != &h.path.front()) path.push_back(step.via);
+            path.push_back(step.class_name);
+        }
+        holders.push_back(Json::array({std::move(path), h.anchor_kind,
+                                       h.parent == graph::kNoHolder ? -1 : static_cast<std::int64_t>(h.parent), h.depth,
+                                       h.retained_bytes, h.retained_objects}));
+    }
+    out["holders"] = std::move(holders);
+    return out;
+}
+
+Snapshot from_json(const Json& in, const std::string& source) {
+    Snapshot s;
+    s.source = source;
+    s.from_dump = false;
+    s.tool_version = in.at("tool_version").get<std::string>();
+    const Json& dump = in.at("dump");
+    s.dump_path = dump.at("path").get<std::string>();
+    s.format = dump.at("format").get<std::string>();
+    s.dump_bytes = dump.at("bytes").get<std::uint64_t>();
+    s.inflated_bytes = dump.at("inflated_bytes").get<std::uint64_t>();
+    const Json& summary = in.at("summary");
+    s.objects = summary.at("objects").get<std::uint64_t>();
+    s.reachable_objects = summary.at("reachable_objects").get<std::uint64_t>();
+    s.retained_bytes_total = summary.at("retained_bytes_total").get<std::uint64_t>();
+    s.classes = summary.at("classes").get<std::uint64_t>();
+    s.holder_min_percent = in.at("holder_min_percent").get<double>();
+    for (const Json& row : in.at("histogram"))
+        s.histogram.push_back({row.at(0).get<std::string>(), row.at(1).get<std::uint64_t>(), row.at(2).get<std::uint64_t>(),
+                               row.at(3).get<std::uint64_t>()});
+    for (const Json& row : in.at("holders")) {
+        SnapshotHolder h;
+        const Json& path = row.at(0);
+        if (path.empty() || path.size() % 2 == 0) throw std::out_of_range("holder path of " + std::to_string(path.size()) + " items");
+        h.path.push_back({path.at(0).get<std::string>(), ""});
+        for (std::size_t i = 1; i < path.size(); i += 2) h.path.push_back({path.at(i + 1).get<std::string>(), path.at(i).get<std::string>()});
+        h.anchor_kind = row.at(1).get<std::string>();
+        h.signature = graph::holder_signature(h.path, h.anchor_kind);
+        h.class_name = h.path.back().class_name;
+        std::int64_t parent = row.at(2).get<std::int64_t>();
+        if (parent >= static_cast<std::int64_t>(s.holders.size())) throw std::out_of_range("holder parent after its child");
+        h.parent = parent < 0 ? graph::kNoHolder : static_cast<std::uint32_t>(parent);
+        h.depth = row.at(3).get<std::uint32_t>();
+        h.retained_bytes = row.at(4).get<std::uint64_t>();
+        h.retained_objects = row.at(5).get<std::uint64_t>();
+        s.holders.push_back(std::move(h));
+    }
+    return s;
+}
+
+}  // namespace
+
+Snapshot make_snapshot(const Analysis& a, const std::vector<graph::Holder>& holders, double holder_min_percent) {
+    Snapshot s;
+    s.source = a.dump.path;
+    s.dump_path = a.dump.path;
+    s.format = a.dump.format;
+    s.tool_version = a.tool_version;
+    s.dump_bytes = a.dump.bytes;
+    s.inflated_bytes = a.dump.inflated_bytes;
+    graph::Summary summary = graph::summarize(a.graph);
+    s.objects = summary.objects;
+    s.reachable_objects = summary.reachable_objects;
+    s.classes = summary.classes;
+    s.retained_bytes_total = a.retained.tree.super_root_retained_bytes;
+    s.holder_min_percent = holder_min_percent;
+    std::vector<std::uint64_t> retained = graph::retained_bytes_by_class(a.graph, a.retained);
+    std::map<std::string, SnapshotClass> by_name;  // a name defined by two loaders is one row
+    for (const graph::HistogramRow& row : graph::class_histogram(a.graph, a.retained.in_tree, true)) {
+        if (!row.count) continue;
+        SnapshotClass& c = by_name[a.graph.classes[row.class_index].name];
+        c.count += row.count, c.shallow_bytes += row.shallow_bytes, c.retained_bytes += retained[row.class_index];
+    }
+    for (auto& [name, c] : by_name) {
+        c.name = name;
+        s.histogram.push_back(std::move(c));
+    }
+    for (const graph::Holder& h : holders)
+        s.holders.push_back({h.signature, graph::node_class_name(a.graph, h.node), h.path, h.anchor_kind, h.parent,
+                             h.depth, h.retained_bytes, h.retained_objects});
+    return s;
+}
+
+void write_snapshot(const Snapshot& s, std::ostream& out) {
+    std::string text = to_json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    uLongf packed_bytes = compressBound(text.size());
+    std::string packed(packed_bytes, '\0');
+    if (compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_bytes, reinterpret_cast<const Bytef*>(text.data()),
+                  text.size(), 9) != Z_OK)
+        throw std::runtime_error("snapshot: deflate failed");
+    packed.resize(packed_bytes);
+    std::string header(kMagic.begin(), kMagic.end());
+    put_le(header, kSnapshotVersion, 4);
+    put_le(header, crc32(0, reinterpret_cast<const Bytef*>(packed.data()), packed.size()), 4);
+    put_le(header, packed.size(), 8);
+    put_le(header, text.size(), 8);
+    out << header << packed;
+}
+
+bool is_snapshot_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::array<char, 8> head{};
+    return in.read(head.data(), head.size()) && head == kMagic;
+}
+
+Snapshot read_snapshot(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw SnapshotError(path + ": cannot open: " + std::strerror(errno));
+    std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    auto fail = [&](const std::string& what) { return SnapshotError(path + ": not a usable heapgraph snapshot: " + what); };
+    if (bytes.size() < kHeaderBytes || !std::equal(kMagic.begin(), kMagic.end(), bytes.begin()))
+        throw fail("header cut short or magic missing");
+    std::uint64_t version = get_le(bytes, 8, 4);
+    if (version != kSnapshotVersion)
+        throw fail("format version " + std::to_string(version) + ", this heapgraph reads version " +
+                   std::to_string(kSnapshotVersion) + " only (save it again with `heapgraph analyze DUMP --save`)");
+    std::uint64_t packed = get_le(bytes, 16, 8), inflated = get_le(bytes, 24, 8);
+    if (packed != bytes.size() - kHeaderBytes)
+        throw fail("header says " + std::to_string(packed) + " payload bytes, the file has " +
+                   std::to_string(bytes.size() - kHeaderBytes) + " (truncated or appended to)");
+    std::uint32_t stored = static_cast<std::uint32_t>(get_le(bytes, 12, 4));
+    std::uint32_t computed = static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(bytes.data() + kHeaderBytes), static_cast<uInt>(packed)));
+    if (stored != computed) {
+        char text[96];
+        std::snprintf(text, sizeof text, "checksum mismatch (stored 0x%08x, computed 0x%08x): the file is corrupt", stored, computed);
+        throw fail(text);
+    }
+    if (inflated > kMaxInflatedBytes) throw fail("inflated size " + std::to_string(inflated) + " is implausible");
+    std::string text(inflated, '\0');
+    uLongf text_bytes = inflated;
+    if (uncompress(reinterpret_cast<Bytef*>(text.data()), &text_bytes, reinterpret_cast<const Bytef*>(bytes.data() + kHeaderBytes),
+                   packed) != Z_OK ||
+        text_bytes != inflated)
+        throw fail("payload does not inflate to the " + std::to_string(inflated) + " bytes the header gives");
+    try {
+        Json json = Json::parse(text);
+        if (json.at("schema") != "heapgraph-snapshot" || json.at("version") != kSnapshotVersion)
+            throw fail("payload schema or version does not match the header");
+        return from_json(json, path);
+    } catch (const SnapshotError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw fail(std::string("payload is not a version 1 snapshot: ") + e.what());
+    }
+}
+
+}  // namespace heapgraph::reports

@@ -1,0 +1,121 @@
+// reports/diff.cpp and reports/snapshot.cpp on hand-made snapshots: matching by signature,
+// new and vanished classes, the suspect that gives way to the child explaining its growth,
+// every-interval growers first, snapshot round trips, and escaping in the HTML page.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "reports.h"
+#include "test_support.h"
+
+using namespace heapgraph::reports;
+using heapgraph::graph::kNoHolder;
+
+namespace {
+
+SnapshotHolder holder(const std::string& root_class, const std::string& field, const std::string& cls,
+                      std::uint32_t parent, std::uint64_t retained) {
+    SnapshotHolder h;
+    h.path = {{root_class, ""}};
+    if (!cls.empty()) h.path.push_back({cls, field});
+    h.signature = heapgraph::graph::holder_signature(h.path, "");
+    h.class_name = h.path.back().class_name;
+    h.parent = parent;
+    h.depth = parent == kNoHolder ? 1 : 2;
+    h.retained_bytes = retained;
+    return h;
+}
+
+// A heap of `total` bytes: class A's list (a holder under class A) of `list` bytes, plus `other`.
+Snapshot heap(std::uint64_t total, std::uint64_t list, std::uint64_t other, bool with_b) {
+    Snapshot s;
+    s.source = "heap-" + std::to_string(total);
+    s.retained_bytes_total = total;
+    s.histogram = {{"A", 1, 16, list + 16}, {"java.util.ArrayList", 1, 24, list}};
+    if (with_b) s.histogram.push_back({"B", 3, 48, 48});
+    s.holders = {holder("class A", "", "", kNoHolder, list + 16), holder("class A", "list", "java.util.ArrayList", 0, list),
+                 holder("class C", "", "", kNoHolder, other)};
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("diff: growth is matched by signature; the child that explains its parent's growth is reported") {
+    Diff d = diff_snapshots({heap(1000, 100, 500, true), heap(2000, 900, 520, false)}, {});
+    CHECK(d.threshold_bytes == 20);
+    REQUIRE(d.suspects.size() == 1);  // class A gave way to its list; C grew by exactly the threshold (not more)
+    CHECK(d.suspects[0].signature == "class A -list-> java.util.ArrayList");
+    CHECK(d.suspects[0].growth_bytes == 800);
+    CHECK(d.suspects[0].retained_bytes == std::vector<std::uint64_t>{100, 900});
+    REQUIRE(d.growers.size() == 3);  // A, its list and C all grew
+    CHECK(d.growers[0].signature == "class A");
+    CHECK(d.reachable_growth_bytes() == 1000);
+    REQUIRE(d.classes.size() == 3);
+    auto json = nlohmann::json::parse(diff_json(d, "test"));
+    std::map<std::string, std::string> status;
+    for (const auto& row : json["class_deltas"]) status[row["class"]] = row["status"];
+    CHECK(status["B"] == "vanished");
+    CHECK(status["A"] == "changed");
+    Diff back = diff_snapshots({heap(2000, 900, 520, false), heap(1000, 100, 500, true)}, {});
+    CHECK(back.suspects.empty());
+    CHECK(nlohmann::json::parse(diff_json(back, "test"))["class_deltas"][0]["status"] == "new");
+}
+
+TEST_CASE("diff: with three dumps, holders that grew in every interval come first") {
+    Snapshot a = heap(1000, 100, 100, false), b = heap(1000, 200, 600, false), c = heap(1000, 300, 400, false);
+    Diff d = diff_snapshots({a, b, c}, {});
+    REQUIRE(d.suspects.size() == 2);
+    CHECK(d.suspects[0].signature == "class A -list-> java.util.ArrayList");  // +200, every interval
+    CHECK(d.suspects[0].every_interval);
+    CHECK(d.suspects[1].signature == "class C");  // +300, but it shrank in the second interval
+    CHECK(!d.suspects[1].every_interval);
+}
+
+TEST_CASE("snapshot: a written snapshot reads back the same, and its JSON keeps the holders' tree") {
+    Snapshot s = heap(1000, 100, 500, true);
+    s.dump_path = "x.hprof", s.format = "hprof", s.tool_version = "t", s.holder_min_percent = 0.5;
+    s.holders[1].anchor_kind = "";
+    std::string path = heapgraph::test::temp_dir() + "/round.snap";
+    {
+        std::ofstream out(path, std::ios::binary);
+        write_snapshot(s, out);
+    }
+    CHECK(is_snapshot_file(path));
+    CHECK(!is_snapshot_file(heapgraph::test::data_path("hprof/hprof-32.bin")));
+    Snapshot back = read_snapshot(path);
+    CHECK(back.source == path);
+    CHECK(!back.from_dump);
+    CHECK(back.retained_bytes_total == 1000);
+    REQUIRE(back.histogram.size() == 3);
+    CHECK(back.histogram[2].name == "B");
+    REQUIRE(back.holders.size() == 3);
+    CHECK(back.holders[1].signature == "class A -list-> java.util.ArrayList");
+    CHECK(back.holders[1].parent == 0);
+    CHECK(back.holders[2].parent == kNoHolder);
+    Diff d = diff_snapshots({s, back}, {});
+    CHECK(d.growers.empty());
+    CHECK(d.classes.empty());
+}
+
+TEST_CASE("diff html: dump strings cannot escape the embedded JSON") {
+    Snapshot a = heap(1000, 100, 500, true), b = heap(2000, 900, 520, true);
+    for (Snapshot* s : {&a, &b}) {
+        s->histogram.push_back({"</script><img src=x onerror=alert(1)>", 1, 8, 8});
+        s->holders[1].path[1].via = "f</script>";
+        s->holders[1].signature = heapgraph::graph::holder_signature(s->holders[1].path, "");
+    }
+    b.histogram.back().count = 2;
+    b.source = "new<&>.hprof";
+    Diff d = diff_snapshots({a, b}, {});
+    std::string json = diff_json(d, "t");
+    std::string page = diff_html(d, json);
+    CHECK(page.find("</script><img") == std::string::npos);
+    CHECK(page.find("f</script>") == std::string::npos);
+    CHECK(page.find("\\u003c/script\\u003e\\u003cimg") != std::string::npos);
+    CHECK(page.find("<title>new&lt;&amp;&gt;.hprof") != std::string::npos);
+    CHECK(page.find("innerHTML") == std::string::npos);
+    CHECK(page.find("http://") == page.find("http://www.w3.org/2000/svg"));  // the SVG namespace, never fetched
+}
