@@ -78,10 +78,9 @@ Json class_id(const Analysis& a, std::uint32_t class_index) {
 
 // `histogram` covers the objects in the dominator tree (the reachable ones, plus the kept
 // unreachable ones under --keep-unreachable); `unreachable_histogram` the rest.
-Json histogram_section(const Analysis& a, bool in_tree) {
+Json histogram_section(const Analysis& a, bool in_tree, const std::vector<std::uint64_t>& retained_by_class) {
     std::vector<graph::HistogramRow> rows = graph::class_histogram(a.graph, a.retained.in_tree, in_tree);
-    std::vector<std::uint64_t> retained = in_tree ? graph::retained_bytes_by_class(a.graph, a.retained)
-                                                  : std::vector<std::uint64_t>();
+    const std::vector<std::uint64_t>& retained = retained_by_class;
     Json out = Json::array();
     for (const graph::HistogramRow& row : rows) {
         Json item;
@@ -113,9 +112,9 @@ Json dominators_section(const Analysis& a) {
     return out;
 }
 
-Json class_loaders_section(const Analysis& a) {
+Json class_loaders_section(const Analysis& a, const std::vector<graph::LoaderRow>& loaders) {
     Json out = Json::array();
-    for (const graph::LoaderRow& row : graph::class_loader_table(a.graph, a.retained)) {
+    for (const graph::LoaderRow& row : loaders) {
         Json item;
         item["id"] = row.loader == graph::kNoNode ? Json("bootstrap") : Json(hex_id(a.addresses[row.loader]));
         item["class"] = row.loader == graph::kNoNode ? "<bootstrap>" : graph::node_class_name(a.graph, row.loader);
@@ -376,10 +375,10 @@ Json suspects_section(const Analysis& a) {
 
 // Top consumers: retained size by class, by class loader, and by package of the top-level
 // dominators (TopConsumers2Query), `top` rows each.
-Json consumers_section(const Analysis& a) {
+Json consumers_section(const Analysis& a, const std::vector<std::uint64_t>& by_class,
+                       const std::vector<graph::LoaderRow>& loaders) {
     const graph::HeapGraph& g = a.graph;
     const std::uint64_t total = a.retained.tree.super_root_retained_bytes;
-    std::vector<std::uint64_t> by_class = graph::retained_bytes_by_class(g, a.retained);
     std::vector<std::uint32_t> classes;
     for (std::uint32_t c = 0; c < by_class.size(); ++c)
         if (by_class[c]) classes.push_back(c);
@@ -395,7 +394,6 @@ Json consumers_section(const Analysis& a) {
                                   {"retained_bytes", by_class[classes[i]]},
                                   {"percent", percent_of(by_class[classes[i]], total)}});
     Json loader_rows = Json::array();
-    std::vector<graph::LoaderRow> loaders = graph::class_loader_table(g, a.retained);
     for (std::size_t i = 0; i < loaders.size() && i < a.top; ++i) {
         const graph::LoaderRow& row = loaders[i];
         bool boot = row.loader == graph::kNoNode;
@@ -430,14 +428,19 @@ std::string text_of(const Json& json) {
 
 }  // namespace
 
-// The sections walk the whole graph or dominator tree independently: they run side by side.
+// The sections walk the whole graph or dominator tree independently: they run side by side,
+// after the two per-class and per-loader sums that several of them use.
 std::string json_report(const Analysis& a) {
+    std::vector<std::uint64_t> by_class;
+    std::vector<graph::LoaderRow> loader_rows;
+    tbb::parallel_invoke([&] { by_class = graph::retained_bytes_by_class(a.graph, a.retained); },
+                         [&] { loader_rows = graph::class_loader_table(a.graph, a.retained); });
     Json summary, histogram, unreachable, dominators, loaders, collections, suspects, consumers;
-    tbb::parallel_invoke([&] { summary = summary_section(a); }, [&] { histogram = histogram_section(a, true); },
-                         [&] { unreachable = histogram_section(a, false); },
-                         [&] { dominators = dominators_section(a); }, [&] { loaders = class_loaders_section(a); },
+    tbb::parallel_invoke([&] { summary = summary_section(a); }, [&] { histogram = histogram_section(a, true, by_class); },
+                         [&] { unreachable = histogram_section(a, false, {}); },
+                         [&] { dominators = dominators_section(a); }, [&] { loaders = class_loaders_section(a, loader_rows); },
                          [&] { collections = collections_section(a); }, [&] { suspects = suspects_section(a); },
-                         [&] { consumers = consumers_section(a); });
+                         [&] { consumers = consumers_section(a, by_class, loader_rows); });
     Json report;
     report["schema"] = kSchema;
     report["tool"] = Json{{"name", "heapgraph"}, {"version", a.tool_version}};
