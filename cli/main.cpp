@@ -47,10 +47,32 @@ std::vector<heapgraph::reports::StageTime> stage_times(const std::vector<heapgra
     return out;
 }
 
+// The fields of the paths to `ends` read back from the dump (HPROF), for edge names.
+void name_paths(heapgraph::LoadedDump& dump, const heapgraph::graph::PathTree& paths,
+                const std::vector<heapgraph::graph::NodeId>& ends, bool array_indexes) {
+    std::vector<heapgraph::graph::PathEdge> edges;
+    for (heapgraph::graph::NodeId v : ends)
+        for (const auto& e : heapgraph::graph::path_edges(paths, heapgraph::graph::path_from_root(paths, v)))
+            if (array_indexes || dump.graph.kind[e.from] != heapgraph::graph::NodeKind::object_array) edges.push_back(e);
+    heapgraph::name_edges(dump, edges);
+}
+
+// Holders whose signatures name their fields: found once for their paths, named, found again.
+std::vector<heapgraph::graph::Holder> named_holders(heapgraph::LoadedDump& dump, const heapgraph::graph::Retained& retained,
+                                                    const heapgraph::graph::PathTree& paths,
+                                                    const heapgraph::graph::HolderOptions& options) {
+    auto holders = heapgraph::graph::find_holders(dump.graph, retained, paths, dump.field_names, options);
+    if (!dump.source || holders.empty()) return holders;
+    std::vector<heapgraph::graph::NodeId> ends;
+    for (const auto& h : holders) ends.push_back(h.node);
+    name_paths(dump, paths, ends, false);  // signatures say "[]": indexes change between dumps
+    return heapgraph::graph::find_holders(dump.graph, retained, paths, dump.field_names, options);
+}
+
 // --save: the holders and histogram a later `diff` needs (docs/diff.md).
-void save_snapshot(const std::string& path, const heapgraph::reports::Analysis& analysis, const heapgraph::LoadedDump& dump) {
+void save_snapshot(const std::string& path, const heapgraph::reports::Analysis& analysis, heapgraph::LoadedDump& dump) {
     heapgraph::graph::HolderOptions options;
-    auto holders = heapgraph::graph::find_holders(dump.graph, analysis.retained, *analysis.paths, dump.field_names, options);
+    auto holders = named_holders(dump, analysis.retained, *analysis.paths, options);
     auto snapshot = heapgraph::reports::make_snapshot(analysis, holders, options.min_percent);
     heapgraph::reports::write_atomically(path, [&](std::ostream& out) { heapgraph::reports::write_snapshot(snapshot, out); });
 }
@@ -91,6 +113,11 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     clock.start("suspects");
     const auto& suspects = *new auto(heapgraph::graph::find_suspects(dump.graph, retained, paths,
                                                                      {.threshold_percent = args.suspect_threshold}));
+    clock.start("path names");
+    std::vector<heapgraph::graph::NodeId> path_ends;
+    for (const auto& s : suspects)
+        if (!s.path.empty()) path_ends.push_back(s.path.back());
+    name_paths(dump, paths, path_ends, true);
     clock.start("report");
     heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, retained, dump.addresses, {},
                                           HEAPGRAPH_VERSION, args.top, keep_unreachable, &collections};
@@ -218,7 +245,7 @@ heapgraph::reports::Snapshot snapshot_of_dump(const std::string& path, const Dif
     bool keep_unreachable = dump->info.roots_inferred;
     auto retained = heapgraph::graph::compute_retained(dump->graph, {.keep_unreachable = keep_unreachable, .release_edges = true});
     heapgraph::graph::HolderOptions options;
-    auto holders = heapgraph::graph::find_holders(dump->graph, retained, paths, dump->field_names, options);
+    auto holders = named_holders(*dump, retained, paths, options);
     heapgraph::reports::Analysis analysis{facts_of(dump->info), dump->graph, retained, dump->addresses, {}, HEAPGRAPH_VERSION};
     return heapgraph::reports::make_snapshot(analysis, holders, options.min_percent);
 }

@@ -255,6 +255,19 @@ namespace heapgraph::graph {
 // Leak suspects, paths from the GC roots and top consumers (graph/suspects.cpp, after Eclipse
 // MAT's FindLeaksQuery, LeakHunterQuery and TopConsumers2Query; docs/suspects.md).
 
+// An out-edge by its place: slot `slot` of from's out row (slot 0 is the class edge when the
+// class has a class object), to `to`.
+struct PathEdge {
+    NodeId from, to;
+    std::uint32_t slot;
+};
+// An exact name for slot `slot` of from's row, read back from the dump.
+struct NamedEdge {
+    NodeId from;
+    std::uint32_t slot;
+    std::string name;  // a field or static name, or "[12]": an array element's index
+};
+
 // Names of out-edges, where the format has them (HPROF). Both by class index.
 struct FieldNames {
     // An instance's reference fields in dump order (its class's own first, then the super
@@ -263,28 +276,37 @@ struct FieldNames {
     // A class object's out-edges exactly as in its row: "<class>", "<super>",
     // "<classloader>", then the non-null object statics by name.
     std::vector<std::vector<std::string>> class_edges;
+    // The rows keep no nulls, so an instance's slot names a field only when no reference
+    // field is null, and an array's slot is not its index. The pipeline's name_edges reads the
+    // few edges of the reported paths back from the dump: sorted by (from, slot).
+    std::vector<NamedEdge> exact;
 };
 
 // One BFS parent per node, over out rows, from the GC roots. Build it before
 // compute_retained releases the rows; afterwards a path to any node costs its length.
-inline constexpr std::uint32_t kNoField = 0xFFFFFFFFu;    // the edge cannot be named exactly
-inline constexpr std::uint32_t kClassEdge = 0xFFFFFFFEu;  // an object's edge to its class
+inline constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
 struct PathTree {
-    std::vector<NodeId> parent;        // kNoNode: a root (or a pseudo-root, see weak)
-    std::vector<std::uint32_t> field;  // the parent's edge to the node: an index into FieldNames
-    std::vector<std::uint8_t> weak;    // 1: no path without `weak_edges` (or none at all) exists
+    std::vector<NodeId> parent;       // kNoNode: a root (or a pseudo-root, see weak)
+    std::vector<std::uint32_t> slot;  // where the parent's edge to the node sits in its row
+    std::vector<std::uint8_t> weak;   // 1: no path without `weak_edges` (or none at all) exists
 };
 // Breadth first from `roots`, not following `weak_edges` (sorted (from, to) pairs: the
 // referents of java.lang.ref.Reference objects, Finalizer.unfinalized). Nodes reached only
 // through them get a second BFS over every edge (flagged weak). Nodes still unreached
 // (unreachable ones, kept under --keep-unreachable) are taken as pseudo-roots in ascending
 // order and searched from, so every node has a path.
-PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const FieldNames& names);
+PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges);
+// The older form: names are no longer needed to build the tree (edge_name reads them).
+inline PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const FieldNames&) {
+    return shortest_path_tree(graph, weak_edges);
+}
 // Root first, `v` last.
 std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v);
-// The name of the edge from v's path parent to v: a field name, "<class>", or empty when it
-// cannot be told exactly (nulls are not in the graph: with null fields before it, the
-// field's position is unknown; array indexes likewise).
+// The edges of a path (root first, as path_from_root gives it): what name_edges reads back.
+std::vector<PathEdge> path_edges(const PathTree& tree, std::span<const NodeId> path);
+// The name of the edge from v's path parent to v: names.exact's, else "<class>", a class
+// object's edge, an instance field when none of the object's reference fields is null (this
+// needs the out rows), or empty when it cannot be told.
 std::string edge_name(const HeapGraph& graph, const FieldNames& names, const PathTree& tree, NodeId v);
 
 struct SuspectOptions {

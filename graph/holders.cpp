@@ -8,10 +8,13 @@
 //      suspects), cut at the last class object on it: a class is named the same in every dump
 //      of the program, while the path above it (loader, class list) is not. Steps are class
 //      names joined by the edge: a field name, "[]" from an array, "?" when it cannot be told.
+//      The CLI reads the fields of the holders' paths back from the dump first (the
+//      pipeline's name_edges), so "?" is rare.
 // Addresses change from dump to dump; signatures stay while the program's structure does.
 #include <algorithm>
 
 #include "graph.h"
+#include "slot_name.h"
 
 namespace heapgraph::graph {
 
@@ -56,16 +59,13 @@ private:
         return it != described_.end() && it->first == v ? it->second : g_.class_index[v];
     }
 
-    // edge_name, with the class-object lookup kept across calls.
+    // edge_name, with the class-object lookup kept across calls. Array slots stay "[]": an
+    // element's index changes from dump to dump (a list that grows, a map that rehashes).
     std::string via(NodeId v) const {
         NodeId from = paths_.parent[v];
-        std::uint32_t field = paths_.field[v];
         if (g_.kind[from] == NodeKind::object_array) return "[]";
-        if (field == kNoField) return "?";
-        if (field == kClassEdge) return "<class>";
-        const auto& table = g_.kind[from] == NodeKind::class_object ? names_.class_edges : names_.instance_fields;
-        std::uint32_t c = g_.kind[from] == NodeKind::class_object ? own_class(from) : g_.class_index[from];
-        return c < table.size() && field < table[c].size() ? table[c][field] : "?";
+        std::string name = slot_name(g_, names_, from, own_class(from), paths_.slot[v]);
+        return name.empty() ? "?" : name;
     }
 
     const HeapGraph& g_;

@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "graph.h"
+#include "slot_name.h"
 
 namespace heapgraph::graph {
 
@@ -60,31 +61,12 @@ bool is_weak(std::span<const Edge> weak, NodeId from, NodeId to) {
     return it != weak.end() && it->from == from && it->to == to;
 }
 
-// Which FieldNames entry names slot `slot` of v's row (slot 0 is the class edge when the
-// class has a class object). Exact only when every reference field of v is non-null.
-std::uint32_t field_of_slot(const HeapGraph& g, const ClassObjects& classes, const FieldNames& names, NodeId v,
-                            std::size_t slot) {
-    const std::uint32_t c = g.class_index[v];
-    const std::size_t row = g.out.offsets[v + 1] - g.out.offsets[v];
-    if (g.kind[v] == NodeKind::class_object) {
-        std::uint32_t i = classes.own_class(v);
-        return i < names.class_edges.size() && slot < names.class_edges[i].size() ? static_cast<std::uint32_t>(slot)
-                                                                                  : kNoField;
-    }
-    bool class_edge = g.classes[c].node != kNoNode;
-    if (class_edge && slot == 0) return kClassEdge;
-    if (g.kind[v] != NodeKind::instance || c >= names.instance_fields.size()) return kNoField;
-    std::size_t refs = row - class_edge, fields = names.instance_fields[c].size();
-    return refs == fields ? static_cast<std::uint32_t>(slot - class_edge) : kNoField;
-}
-
 class PathSearch {
 public:
-    PathSearch(const HeapGraph& g, std::span<const Edge> weak, const FieldNames& names)
-        : g_(g), weak_(weak), names_(names), classes_(g) {
+    PathSearch(const HeapGraph& g, std::span<const Edge> weak) : g_(g), weak_(weak) {
         const NodeId n = g.node_count();
         tree_.parent.assign(n, kNoNode);
-        tree_.field.assign(n, kNoField);
+        tree_.slot.assign(n, kNoSlot);
         tree_.weak.assign(n, 0);
         seen_.assign(n, 0);
     }
@@ -122,7 +104,7 @@ private:
             std::span<const NodeId> row = g_.out.of(from);
             slot = static_cast<std::size_t>(std::find(row.begin(), row.end(), to) - row.begin());
         }
-        tree_.field[to] = field_of_slot(g_, classes_, names_, from, slot);
+        tree_.slot[to] = static_cast<std::uint32_t>(slot);
         queue_.push_back(to);
     }
 
@@ -138,8 +120,6 @@ private:
 
     const HeapGraph& g_;
     std::span<const Edge> weak_;
-    const FieldNames& names_;
-    ClassObjects classes_;
     PathTree tree_;
     std::vector<std::uint8_t> seen_;
     std::deque<NodeId> queue_;
@@ -333,8 +313,8 @@ private:
 
 }  // namespace
 
-PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const FieldNames& names) {
-    return PathSearch(graph, weak_edges, names).run();
+PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges) {
+    return PathSearch(graph, weak_edges).run();
 }
 
 std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v) {
@@ -344,19 +324,40 @@ std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v) {
     return path;
 }
 
+std::vector<PathEdge> path_edges(const PathTree& tree, std::span<const NodeId> path) {
+    std::vector<PathEdge> edges;
+    for (NodeId v : path)
+        if (tree.parent[v] != kNoNode) edges.push_back({tree.parent[v], v, tree.slot[v]});
+    return edges;
+}
+
+std::string slot_name(const HeapGraph& g, const FieldNames& names, NodeId from, std::uint32_t own_class,
+                      std::uint32_t slot) {
+    auto exact = std::lower_bound(names.exact.begin(), names.exact.end(), std::pair{from, slot},
+                                  [](const NamedEdge& e, const std::pair<NodeId, std::uint32_t>& key) {
+                                      return e.from != key.first ? e.from < key.first : e.slot < key.second;
+                                  });
+    if (exact != names.exact.end() && exact->from == from && exact->slot == slot) return exact->name;
+    if (g.kind[from] == NodeKind::class_object)
+        return own_class < names.class_edges.size() && slot < names.class_edges[own_class].size()
+                   ? names.class_edges[own_class][slot]
+                   : std::string();
+    const std::uint32_t class_edge = g.classes[g.class_index[from]].node != kNoNode;
+    if (class_edge && slot == 0) return "<class>";
+    // Without nulls in the row, the slot is the field only when no reference field is null.
+    const std::uint32_t c = g.class_index[from];
+    if (g.kind[from] != NodeKind::instance || c >= names.instance_fields.size() ||
+        g.out.offsets.size() != g.node_count() + std::size_t{1})
+        return {};
+    const std::size_t refs = g.out.offsets[from + 1] - g.out.offsets[from] - class_edge;
+    const auto& fields = names.instance_fields[c];
+    return refs == fields.size() && slot - class_edge < fields.size() ? fields[slot - class_edge] : std::string();
+}
+
 std::string edge_name(const HeapGraph& graph, const FieldNames& names, const PathTree& tree, NodeId v) {
     NodeId from = tree.parent[v];
-    std::uint32_t field = tree.field[v];
-    if (from == kNoNode || field == kNoField) return {};
-    if (field == kClassEdge) return "<class>";
-    if (graph.kind[from] == NodeKind::class_object) {
-        std::uint32_t c = ClassObjects(graph).own_class(from);
-        return c < names.class_edges.size() && field < names.class_edges[c].size() ? names.class_edges[c][field]
-                                                                                  : std::string();
-    }
-    std::uint32_t c = graph.class_index[from];
-    return c < names.instance_fields.size() && field < names.instance_fields[c].size() ? names.instance_fields[c][field]
-                                                                                      : std::string();
+    if (from == kNoNode) return {};
+    return slot_name(graph, names, from, ClassObjects(graph).own_class(from), tree.slot[v]);
 }
 
 std::vector<Suspect> find_suspects(const HeapGraph& graph, const Retained& retained, const PathTree& paths,

@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "edge_blocks.h"
+#include "edge_names.h"
 #include "hprof_chunker.h"
 #include "hprof_graph_builder.h"
 #include "mapped_file.h"
@@ -216,6 +217,8 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     clock.stop();
     HprofParts parts{top.strings, top.class_name_ids, std::move(decoded.classes), std::move(decoded.blocks), file};
     LoadedDump loaded = build_hprof_graph(parts, info, options);  // times its own steps
+    loaded.source = std::make_shared<DumpSource>(DumpSource{file, top.dumps[options.dump_index], info.id_size,
+                                                            std::move(parts.classes), release_pages, nullptr});
     if (top.unterminated_segment_runs)
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,
                                    "the last heap dump segment run has no HEAP DUMP END record: "

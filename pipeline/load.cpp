@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "edge_names.h"
 #include "gzip_input.h"
 #include "hprof_loader.h"
 #include "phd_loader.h"
@@ -41,11 +42,14 @@ LoadedDump load_gzip(Bytes compressed, bool file_mapping, DumpInfo info, const L
     std::vector<StageTiming> inflate_timing;
     StageClock clock(inflate_timing);
     clock.start("inflate");
-    InflatedFile inflated = inflate_to_temp_file(compressed, file_mapping, info.path, options);
+    // Shared with the loaded dump, whose paths are named from the inflated records later.
+    std::shared_ptr<const InflatedFile> kept(new InflatedFile(inflate_to_temp_file(compressed, file_mapping, info.path, options)));
+    const InflatedFile& inflated = *kept;
     clock.stop();
     info.inflated_bytes = inflated.bytes().size();
     info.gzip_members = inflated.members();
     LoadedDump loaded = load_source({inflated.bytes(), true, true}, std::move(info), options);
+    if (loaded.source) loaded.source->owner = kept;
     loaded.timings.insert(loaded.timings.begin(), inflate_timing.begin(), inflate_timing.end());
     return loaded;
 }
@@ -89,8 +93,10 @@ LoadedDump load_dump_bytes(Bytes bytes, const std::string& name, const LoadOptio
 }
 
 LoadedDump load_dump(const std::string& path, const LoadOptions& options) {
-    MappedFile file(path);
-    return run_in_arena({file.bytes(), false, true}, path, options);
+    auto file = std::make_shared<const MappedFile>(path);
+    LoadedDump loaded = run_in_arena({file->bytes(), false, true}, path, options);
+    if (loaded.source && !loaded.source->owner) loaded.source->owner = file;  // gzip: the inflated file
+    return loaded;
 }
 
 }  // namespace heapgraph

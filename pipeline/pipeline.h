@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -66,6 +68,8 @@ struct Warning {
     std::string message;
 };
 
+struct DumpSource;  // pipeline/edge_names.h
+
 struct LoadedDump {
     DumpInfo info;
     graph::HeapGraph graph;
@@ -77,7 +81,16 @@ struct LoadedDump {
     // sorted; and the names of reference fields and statics.
     std::vector<graph::Edge> weak_edges;
     graph::FieldNames field_names;
+    // HPROF: what name_edges reads records back from (the file stays mapped; a gzip dump's
+    // inflated temporary file too). For load_dump_bytes, the caller's bytes must outlive it.
+    std::shared_ptr<DumpSource> source;
 };
+
+// Exact names for the edges of reported paths (graph::path_edges), added to
+// dump.field_names.exact: HPROF field names and object-array indexes ("[12]"), read back
+// from the source objects' records in one pass over the heap dump, which stops when all are
+// found. Does nothing for PHD and classic text (docs/suspects.md).
+void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges);
 
 // Times stages: start() names the next stage and closes the previous one.
 class StageClock {

@@ -6,6 +6,9 @@
 
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
+#include <fstream>
+
 #include "graph.h"
 #include "pipeline.h"
 #include "reports.h"
@@ -96,6 +99,7 @@ TEST_CASE("suspects: ThreeLeaks gives exactly its three planted leaks, at the ho
     graph::PathTree paths = graph::shortest_path_tree(dump.graph, dump.weak_edges, dump.field_names);
     graph::Retained retained = graph::compute_retained(dump.graph, {.release_edges = true});
     auto suspects = graph::find_suspects(dump.graph, retained, paths, {});
+    for (const auto& s : suspects) name_edges(dump, graph::path_edges(paths, s.path));  // gzip: the inflated file, still mapped
     reports::Analysis a{{}, dump.graph, retained, dump.addresses, {}, "test", 20, false};
     a.suspects = &suspects;
     a.paths = &paths;
@@ -134,11 +138,111 @@ TEST_CASE("suspects: ThreeLeaks gives exactly its three planted leaks, at the ho
     CHECK(cache.find("The memory is accumulated in one instance of java.util.HashMap$Node[], loaded by <system class loader>") !=
           std::string::npos);
     CHECK(std::string(by_class["java.lang.Thread"]["description"]).starts_with("The thread java.lang.Thread @ 0x"));
-    // Field names where HPROF gives them: the statics and ArrayList.elementData.
-    const auto& bus_path = by_class["ThreeLeaks$EventBus"]["path"];
-    CHECK(bus_path[bus_path.size() - 2]["field"] == "LISTENERS");
-    CHECK(bus_path.back()["field"] == "elementData");
+    // Every edge named (data/gen/ThreeLeaks.java): main's locals, the class, the statics,
+    // HashMap.table, ArrayList.elementData, Thread.threadLocals, an Entry[] index, Entry.value.
+    auto fields = [&](const std::string& suspect) {
+        std::vector<std::string> out;
+        for (const auto& step : by_class[suspect]["path"]) out.push_back(step["field"].is_null() ? "-" : std::string(step["field"]));
+        return out;
+    };
+    using Names = std::vector<std::string>;
+    CHECK(fields("ThreeLeaks$SessionCache") == Names{"-", "<Java Local>", "<class>", "SESSIONS", "table"});
+    CHECK(fields("ThreeLeaks$EventBus") == Names{"-", "<Java Local>", "<class>", "LISTENERS", "elementData"});
+    Names thread = fields("java.lang.Thread");
+    REQUIRE(thread.size() == 5);
+    CHECK(thread[1] == "threadLocals");
+    CHECK(thread[2] == "table");
+    CHECK(thread[3] == "[14]");
+    CHECK(thread[4] == "value");
+    // Both follow nulls: Thread has null reference fields, so its row alone could not name
+    // threadLocals; the Entry sits at a lower slot than its index.
+    auto thread_path = suspects[0].path;
+    for (const auto& s : suspects)
+        if (dump.graph.classes[s.class_index].name == "java.lang.Thread") thread_path = s.path;
+    graph::FieldNames without_exact = dump.field_names;
+    without_exact.exact.clear();
+    CHECK(graph::edge_name(dump.graph, without_exact, paths, thread_path[1]) == "");
+    CHECK(paths.slot[thread_path[3]] - 1 < 14);  // slot 0 is the class edge
     // Weak edges are never on a strong path: the thread's path ends at Entry.value, not referent.
     CHECK(by_class["java.lang.Thread"]["path"][3]["class"] == "java.lang.ThreadLocal$ThreadLocalMap$Entry");
     CHECK(report["consumers"]["by_package"][0]["package"] == "<default>");
+}
+
+namespace {
+
+// A dump with nulls and a dangling reference before the edges of its paths (8-byte ids):
+//   Holder 0x200 (a JNI global): first = null, count = 7, third = Holder[] 0x300, and from
+//   its super class Base, inherited = Base 0x210;
+//   Holder[] 0x300: [null, 0x999 (no such object), null, Base 0x220];
+// the array's record is split across the two heap dump segments.
+std::vector<std::uint8_t> nulls_dump() {
+    test::ByteBuilder b;
+    b.text("JAVA PROFILE 1.0.2").u1(0).u4(8).u8(0);  // header, id size 8, timestamp
+    const char* names[] = {"Holder", "first", "count", "third", "Base", "inherited", "Holder[]"};
+    for (std::uint64_t i = 0; i < 7; ++i)
+        b.u1(0x01).u4(0).u4(static_cast<std::uint32_t>(8 + std::string(names[i]).size())).id(0x50 + i).text(names[i]);
+    b.u1(0x02).u4(0).u4(24).u4(1).id(0x100).u4(0).id(0x50);  // LOAD CLASS 0x100 "Holder"
+    b.u1(0x02).u4(0).u4(24).u4(2).id(0x110).u4(0).id(0x54);  // LOAD CLASS 0x110 "Base"
+    b.u1(0x02).u4(0).u4(24).u4(3).id(0x120).u4(0).id(0x56);  // LOAD CLASS 0x120 "Holder[]"
+    test::ByteBuilder h;  // the heap dump's sub-records
+    h.u1(0x20).id(0x110).u4(0).id(0).id(0).id(0).id(0).id(0).id(0).u4(8);  // CLASS DUMP Base, no super
+    h.u2(0).u2(0).u2(1).id(0x55).u1(2);                                 // field inherited: object
+    h.u1(0x20).id(0x100).u4(0).id(0x110).id(0).id(0).id(0).id(0).id(0).u4(20);  // CLASS DUMP Holder extends Base
+    h.u2(0).u2(0).u2(3).id(0x51).u1(2).id(0x52).u1(10).id(0x53).u1(2);  // first: object, count: int, third: object
+    h.u1(0x20).id(0x120).u4(0).id(0).id(0).id(0).id(0).id(0).id(0).u4(0);   // CLASS DUMP Holder[]
+    h.u2(0).u2(0).u2(0);                                                 // nothing
+    h.u1(0x21).id(0x200).u4(0).id(0x100).u4(28);      // INSTANCE Holder 0x200, 28 bytes:
+    h.id(0).u4(7).id(0x300).id(0x210);                 //   first null, count 7, third, inherited
+    h.u1(0x21).id(0x210).u4(0).id(0x110).u4(8).id(0);  // INSTANCE Base 0x210, inherited null
+    h.u1(0x21).id(0x220).u4(0).id(0x110).u4(8).id(0);  // INSTANCE Base 0x220, inherited null
+    const std::size_t split = h.size() + 20;           // inside the array's elements
+    h.u1(0x22).id(0x300).u4(0).u4(4).id(0x120);        // OBJECT ARRAY 0x300, 4 elements of Holder[]:
+    h.id(0).id(0x999).id(0).id(0x220);                 //   null, dangling, null, 0x220
+    h.u1(0x01).id(0x200).id(1);                        // ROOT JNI GLOBAL 0x200
+    b.u1(0x1C).u4(0).u4(static_cast<std::uint32_t>(split));  // HEAP DUMP SEGMENT 1
+    b.bytes.insert(b.bytes.end(), h.bytes.begin(), h.bytes.begin() + static_cast<std::ptrdiff_t>(split));
+    b.u1(0x1C).u4(0).u4(static_cast<std::uint32_t>(h.size() - split));  // HEAP DUMP SEGMENT 2
+    b.bytes.insert(b.bytes.end(), h.bytes.begin() + static_cast<std::ptrdiff_t>(split), h.bytes.end());
+    b.u1(0x2C).u4(0).u4(0);  // HEAP DUMP END
+    return b.bytes;
+}
+
+// The names of the edges on the path to the object at `address`, read back from the dump.
+std::vector<std::string> named_path(LoadedDump& dump, const graph::PathTree& paths, ObjectId address) {
+    auto it = std::lower_bound(dump.addresses.begin(), dump.addresses.end(), address);
+    REQUIRE(it != dump.addresses.end());
+    std::vector<NodeId> path = graph::path_from_root(paths, static_cast<NodeId>(it - dump.addresses.begin()));
+    name_edges(dump, graph::path_edges(paths, path));
+    std::vector<std::string> names;
+    for (std::size_t i = 1; i < path.size(); ++i) names.push_back(graph::edge_name(dump.graph, dump.field_names, paths, path[i]));
+    return names;
+}
+
+}  // namespace
+
+TEST_CASE("path edges name the field after a null field, the inherited field and the array index after nulls") {
+    std::vector<std::uint8_t> bytes = nulls_dump();
+    LoadedDump dump = load_dump_bytes(bytes, "nulls.hprof", {});
+    graph::PathTree paths = graph::shortest_path_tree(dump.graph, dump.weak_edges);
+    // Without reading back, a null field hides which field a slot is.
+    const NodeId array = static_cast<NodeId>(dump.addresses.size() - 1);  // 0x300, the highest address
+    CHECK(dump.addresses[array] == 0x300);
+    CHECK(graph::edge_name(dump.graph, dump.field_names, paths, array).empty());
+    CHECK(named_path(dump, paths, 0x220) == std::vector<std::string>{"third", "[3]"});
+    CHECK(named_path(dump, paths, 0x210) == std::vector<std::string>{"inherited"});
+    // Read back after the dominator pass released the rows, as the CLI does.
+    graph::compute_retained(dump.graph, {.release_edges = true});
+    CHECK(named_path(dump, paths, 0x220) == std::vector<std::string>{"third", "[3]"});
+}
+
+TEST_CASE("path edges are named from a dump loaded from a file, and the CLI report shows them") {
+    std::string path = test::temp_dir() + "/nulls.hprof";
+    std::vector<std::uint8_t> bytes = nulls_dump();
+    {
+        std::ofstream out(path, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    LoadedDump dump = load_dump(path, {});
+    graph::PathTree paths = graph::shortest_path_tree(dump.graph, dump.weak_edges);
+    CHECK(named_path(dump, paths, 0x220) == std::vector<std::string>{"third", "[3]"});
 }

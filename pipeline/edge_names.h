@@ -1,0 +1,22 @@
+// What name_edges (pipeline/edge_names.cpp) needs to read an HPROF dump's records back after
+// the graph is built: the bytes, kept mapped by `owner`, and where the chosen heap dump lies.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "formats.h"
+#include "hprof_chunker.h"
+
+namespace heapgraph {
+
+struct DumpSource {
+    Bytes file;                          // the whole (inflated) HPROF
+    std::vector<SegmentSpan> segments;   // of the chosen heap dump
+    std::uint32_t id_size = 0;
+    std::vector<ClassDump> classes;      // the dump's class dumps: instance layouts
+    bool release_pages = false;          // `file` is a file mapping whose pages may be dropped
+    std::shared_ptr<const void> owner;   // keeps `file` mapped (null: the caller's memory)
+};
+
+}  // namespace heapgraph
