@@ -69,6 +69,9 @@ public:
         tree_.slot.assign(n, kNoSlot);
         tree_.weak.assign(n, 0);
         seen_.assign(n, 0);
+        // Most nodes have no weak edge: mark those that do, so the strong pass searches the
+        // weak list only for them (a search per edge cost seconds on a 33M-object heap).
+        for (const Edge& e : weak_) seen_[e.from] |= kWeakSource;
     }
 
     PathTree run() {
@@ -76,10 +79,10 @@ public:
         bfs(true);
         // Reached only through a weak edge: continue from each such edge's target.
         for (const Edge& e : weak_)
-            if (seen_[e.from] && !seen_[e.to]) reach(e.from, e.to, true);
+            if (seen(e.from) && !seen(e.to)) reach(e.from, e.to, true);
         bfs(false);
         for (NodeId v = 0; v < g_.node_count(); ++v)
-            if (!seen_[v]) {
+            if (!seen(v)) {
                 visit_root(v, true);
                 bfs(false);
             }
@@ -87,9 +90,13 @@ public:
     }
 
 private:
+    static constexpr std::uint8_t kSeen = 1, kWeakSource = 2;
+
+    bool seen(NodeId v) const { return seen_[v] & kSeen; }
+
     void visit_root(NodeId v, bool weak) {
-        if (seen_[v]) return;
-        seen_[v] = 1;
+        if (seen(v)) return;
+        seen_[v] |= kSeen;
         tree_.weak[v] = weak;
         queue_.push_back(v);
     }
@@ -97,7 +104,7 @@ private:
     // `slot`: where `to` sits in from's row (searched for when not given: rare weak edges
     // only, as a search per edge would be quadratic in a big array's row).
     void reach(NodeId from, NodeId to, bool weak, std::size_t slot = SIZE_MAX) {
-        seen_[to] = 1;
+        seen_[to] |= kSeen;
         tree_.parent[to] = from;
         tree_.weak[to] = weak || tree_.weak[from];
         if (slot == SIZE_MAX) {
@@ -113,15 +120,16 @@ private:
             NodeId v = queue_.front();
             queue_.pop_front();
             std::span<const NodeId> row = g_.out.of(v);
+            const bool check_weak = strong_only && (seen_[v] & kWeakSource);
             for (std::size_t slot = 0; slot < row.size(); ++slot)
-                if (!seen_[row[slot]] && !(strong_only && is_weak(weak_, v, row[slot]))) reach(v, row[slot], false, slot);
+                if (!seen(row[slot]) && !(check_weak && is_weak(weak_, v, row[slot]))) reach(v, row[slot], false, slot);
         }
     }
 
     const HeapGraph& g_;
     std::span<const Edge> weak_;
     PathTree tree_;
-    std::vector<std::uint8_t> seen_;
+    std::vector<std::uint8_t> seen_;  // kSeen | kWeakSource
     std::deque<NodeId> queue_;
 };
 
