@@ -346,7 +346,7 @@ void add_diff(CLI::App& app, DiffArgs& args) {
     cmd->add_option("--fail-on-suspect", args.fail_on_suspect,
                     "Exit 5 when a growth suspect grew by more than PERCENT of the baseline's reachable heap")
         ->check(CLI::Range(0.0, 1000.0));
-    cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr");
+    cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr; no report on stdout unless --json names it");
     cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 1024u));
     cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
 }
@@ -385,7 +385,7 @@ int main(int argc, char** argv) {
     analyze_cmd->add_option("--fail-on-suspect", args.fail_on_suspect,
                             "Exit 5 when a leak suspect retains more than PERCENT of the reachable heap")
         ->check(CLI::Range(0.0, 100.0));
-    analyze_cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr");
+    analyze_cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr; no report on stdout unless --json names it");
     DiffArgs diff_args;
     add_diff(app, diff_args);
     ConvertArgs convert_args;
@@ -396,6 +396,12 @@ int main(int argc, char** argv) {
         int code = app.exit(e);
         return code == 0 ? kOk : kUsage;
     }
+    // --quiet with no --json: a nightly job wants the gate's one line and nothing else.
+    auto quiet_json = [&](const char* name, bool quiet, std::string& json) {
+        if (quiet && app.get_subcommand(name)->get_option("--json")->count() == 0) json.clear();
+    };
+    quiet_json("analyze", args.quiet, args.json);
+    quiet_json("diff", diff_args.quiet, diff_args.json);
     if (app.got_subcommand("convert")) return convert(convert_args);
     if (app.got_subcommand("diff")) return diff(diff_args);
     return analyze(args);

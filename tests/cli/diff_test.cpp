@@ -71,6 +71,10 @@ TEST_CASE("diff: --fail-on-growth trips on the leak with exit 5 and one line; --
     CHECK(s.code == 5);
     CHECK(lines(s.out) == 1);
     CHECK(s.out.find("growth suspect java.lang.Object[] grew by") != std::string::npos);
+    // Without --json, --quiet keeps the report off stdout too: the gate's line is all there is.
+    heapgraph::test::Run bare = run("diff " + dumps + " --fail-on-growth 50% --quiet");
+    CHECK(bare.code == 5);
+    CHECK(lines(bare.out) == 1);
     CHECK(run("diff " + dumps + " --fail-on-growth 12parsecs").code == 1);
     CHECK(run("diff " + sample("stepleak-1")).code == 1);  // one input is not a diff
 }
