@@ -1,7 +1,7 @@
 // Escaping shared by the HTML pages (internal to reports/). A dump's strings reach a page
 // either as HTML text (html_escape) or inside JSON embedded in a <script> element
 // (script_safe), where `<`, `>`, `&`, U+2028 and U+2029 become \uXXXX: no string can close
-// the element, and JSON.parse reads them back unchanged. The same rules as html_report.cpp.
+// the element, and JSON.parse reads them back unchanged.
 #pragma once
 
 #include <string>

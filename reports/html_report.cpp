@@ -18,11 +18,15 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "html_common.h"
 #include "reports.h"
 
 namespace heapgraph::reports {
 
 namespace {
+
+using html::html_escape;
+using html::script_safe;
 
 using Json = nlohmann::ordered_json;
 
@@ -188,38 +192,6 @@ std::size_t tree_size(const graph::Retained& r) {
     return in_tree;
 }
 
-// JSON that is safe inside <script>: these characters occur only inside strings, where
-// \uXXXX means the same to JSON.parse.
-std::string script_safe(const std::string& json) {
-    std::string out;
-    out.reserve(json.size() + json.size() / 16);
-    for (std::size_t i = 0; i < json.size(); ++i) {
-        char c = json[i];
-        if (c == '<') out += "\\u003c";
-        else if (c == '>') out += "\\u003e";
-        else if (c == '&') out += "\\u0026";
-        else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' && (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
-            out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
-            i += 2;
-        } else out += c;
-    }
-    return out;
-}
-
-std::string html_escape(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
 
 }  // namespace
 
