@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine (run as root, apt reachable):
 #   ./quickstart.sh sample   install packages, build, analyse data/samples/leakdemo.hprof -> report.json
-#   ./quickstart.sh test     install packages, build with tests, run the whole suite through ctest
+#   ./quickstart.sh test     install packages, build with tests, run the whole suite through ctest;
+#                            then again under ASan + UBSan, and each fuzz target briefly
 set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(build-essential cmake ninja-build pkg-config libtbb-dev libboost-graph-dev
           nlohmann-json3-dev doctest-dev libbenchmark-dev libdeflate-dev zlib1g-dev libcli11-dev)
-# The test suite also loads the HTML report in a headless browser (tests/reports/html_browser_test.cpp).
-test_packages=(chromium fonts-dejavu-core)
+# The test suite also loads the HTML report in a headless browser (tests/reports/html_browser_test.cpp);
+# clang builds the sanitizer tree and the fuzz targets (docs/hardening.md).
+test_packages=(chromium fonts-dejavu-core clang libclang-rt-14-dev)
 
 install_packages() {  # install_packages [more packages]
     local all=("${packages[@]}" "$@")
@@ -35,6 +37,11 @@ case "${1:-}" in
         install_packages "${test_packages[@]}"
         build build-test -DHEAPGRAPH_DEVELOPER=ON
         ctest --test-dir build-test --output-on-failure -j "$(nproc)"
+        # The whole suite again under ASan + UBSan (any report fails its test), then each
+        # fuzz target for 25 s (docs/hardening.md).
+        CC=clang CXX=clang++ build build-asan -DHEAPGRAPH_DEVELOPER=ON -DHEAPGRAPH_FUZZ=ON -DCMAKE_CXX_FLAGS=-gline-tables-only
+        ctest --test-dir build-asan --output-on-failure -j "$(nproc)"
+        fuzz/run-all.sh 25 build-asan
         ;;
     *)
         echo "usage: $0 sample|test" >&2

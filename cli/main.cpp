@@ -16,6 +16,9 @@ namespace {
 
 enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed = 4, kGateFailed = 5 };
 
+constexpr const char* kAllowTruncatedHelp =
+    "Read a dump cut short up to its last whole record, with a `truncated` warning saying what was lost";
+
 struct AnalyzeArgs {
     std::string dump, json = "-", objects_tsv, progress = "auto";
     std::string html;  // --html FILE: empty for none
@@ -27,6 +30,18 @@ struct AnalyzeArgs {
     double fail_on_suspect = -1;    // --fail-on-suspect PERCENT: negative for no gate
     bool quiet = false;
 };
+
+// The dump and the analysis are deliberately never freed: returning gigabytes to the OS page
+// by page takes seconds on a big dump, and the process ends right after the reports. Their
+// addresses stay in this global so that LeakSanitizer (HEAPGRAPH_SANITIZE) sees them held,
+// not leaked, and still reports every other leak.
+const void* volatile g_never_freed[8];  // volatile: the stores must not be optimised away
+std::size_t g_never_freed_count = 0;
+template <typename T>
+T& never_freed(T* object) {
+    g_never_freed[g_never_freed_count++ % std::size(g_never_freed)] = object;
+    return *object;
+}
 
 heapgraph::reports::DumpFacts facts_of(const heapgraph::DumpInfo& i) {
     return {i.path, i.format, i.format_version, i.id_size, i.bytes, i.inflated_bytes, i.gzip_members,
@@ -99,20 +114,20 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     heapgraph::StageClock clock(dump.timings);
     clock.start("collections");
     // Counted first: the dominator pass releases the out rows the walks need.
-    const auto& collections = *new auto(heapgraph::graph::count_collections(dump.graph));  // never freed
+    const auto& collections = never_freed(new auto(heapgraph::graph::count_collections(dump.graph)));
     clock.start("paths");
     // Also before the dominator pass: leak-suspect paths follow the out rows it releases.
-    const auto& paths = *new auto(heapgraph::graph::shortest_path_tree(dump.graph, dump.weak_edges, dump.field_names));
+    const auto& paths = never_freed(new auto(heapgraph::graph::shortest_path_tree(dump.graph, dump.weak_edges, dump.field_names)));
     clock.start("dominators");
     // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
     // keep every object.
     bool keep_unreachable = args.keep_unreachable || dump.info.roots_inferred;
-    auto& retained = *new heapgraph::graph::Retained(  // never freed, as the dump (see analyze)
+    auto& retained = never_freed(new heapgraph::graph::Retained(
         heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = keep_unreachable,
-                                                        .release_edges = true}));
+                                                        .release_edges = true})));
     clock.start("suspects");
-    const auto& suspects = *new auto(heapgraph::graph::find_suspects(dump.graph, retained, paths,
-                                                                     {.threshold_percent = args.suspect_threshold}));
+    const auto& suspects = never_freed(new auto(heapgraph::graph::find_suspects(dump.graph, retained, paths,
+                                                                     {.threshold_percent = args.suspect_threshold})));
     clock.start("path names");
     std::vector<heapgraph::graph::NodeId> path_ends;
     for (const auto& s : suspects)
@@ -166,11 +181,9 @@ int analyze(AnalyzeArgs& args) {
     std::shared_ptr<heapgraph::reports::ProgressPrinter> printer;
     attach_progress(args, printer);
     try {
-        // Deliberately never freed: returning gigabytes of graph to the OS page by page takes
-        // seconds on a big dump, and the process ends right after the reports are written.
-        auto* dump = new heapgraph::LoadedDump(heapgraph::load_dump(args.dump, args.load));
+        auto& dump = never_freed(new heapgraph::LoadedDump(heapgraph::load_dump(args.dump, args.load)));
         if (printer) printer->finish();
-        return write_reports(args, *dump);
+        return write_reports(args, dump);
     } catch (const heapgraph::BadRequest& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kUsage;
@@ -223,6 +236,7 @@ void add_convert(CLI::App& app, ConvertArgs& args) {
     cmd->add_option("--dump-index", args.load.dump_index, "Which heap dump of a multi-dump file (from 0)")->default_val(0);
     cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 1024u));
     cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
+    cmd->add_flag("--allow-truncated", args.load.allow_truncated, kAllowTruncatedHelp);
 }
 
 // ---- diff (docs/diff.md) ------------------------------------------------------------------
@@ -349,6 +363,7 @@ void add_diff(CLI::App& app, DiffArgs& args) {
     cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr; no report on stdout unless --json names it");
     cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 1024u));
     cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
+    cmd->add_flag("--allow-truncated", args.load.allow_truncated, kAllowTruncatedHelp);
 }
 
 }  // namespace
@@ -381,6 +396,7 @@ int main(int argc, char** argv) {
     analyze_cmd->add_flag("--timings", args.timings, "Print per-stage wall time and peak RSS; add `timings` to the JSON");
     analyze_cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
     analyze_cmd->add_option("--javacore", args.load.javacore, "PHD only: the javacore written with the dump (thread roots, class loaders)");
+    analyze_cmd->add_flag("--allow-truncated", args.load.allow_truncated, kAllowTruncatedHelp);
     analyze_cmd->add_option("--save", args.save, "Write an analysis snapshot for a later `diff` (docs/diff.md)");
     analyze_cmd->add_option("--fail-on-suspect", args.fail_on_suspect,
                             "Exit 5 when a leak suspect retains more than PERCENT of the reachable heap")

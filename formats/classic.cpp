@@ -537,6 +537,26 @@ std::variant<ClassicHeader, DecodeError> read_classic_header(Bytes file) {
     return header;
 }
 
+std::uint64_t classic_whole_records_end(Bytes file, const ClassicHeader& header) {
+    const std::uint64_t body = std::min<std::uint64_t>(header.body_offset, file.size());
+    auto line_start = [&](std::uint64_t end) {  // of the line holding the byte before `end`
+        while (end > body && file[end - 1] != '\n') --end;
+        return end;
+    };
+    if (file.size() > body && file.back() == '\n') {
+        std::uint64_t last = line_start(file.size() - 1);
+        if (starts_with(file.subspan(last), "// EOF")) return file.size();
+    }
+    for (std::uint64_t end = file.size(); end > body;) {
+        std::uint64_t start = line_start(end);
+        Bytes line = file.subspan(start);
+        if (starts_with(line, "//") || opens_record_line(line)) return start;
+        end = start - 1;  // before this line's predecessor's newline: the line above
+        if (start == body) break;
+    }
+    return body;
+}
+
 ClassicBlock next_classic_block(Bytes file, std::uint64_t begin, std::uint64_t first_line, std::uint64_t target_bytes) {
     std::uint64_t step = std::max<std::uint64_t>(target_bytes, 1);
     std::uint64_t end = step >= file.size() - begin ? file.size() : next_item_line(file, begin + step);

@@ -77,6 +77,12 @@ std::variant<std::vector<ClassicBlock>, DecodeError> split_classic_blocks(Bytes 
 ClassicBlock next_classic_block(Bytes file, std::uint64_t begin, std::uint64_t first_line, std::uint64_t target_bytes);
 std::uint64_t classic_lines_in(Bytes file, const ClassicBlock& block);
 
+// --allow-truncated: how much of a dump that does not end with a whole "// EOF" line can be
+// read: up to the start of its last record or trailer line (a cut may have taken that
+// record's later reference lines, so it is dropped), or the body's start when it has none.
+// file.size() when the dump is whole.
+std::uint64_t classic_whole_records_end(Bytes file, const ClassicHeader& header);
+
 struct ClassicObject {
     ObjectId address = 0;
     std::uint64_t size_bytes = 0;       // as written: the writer's size of the object

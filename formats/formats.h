@@ -69,6 +69,16 @@ std::string hprof_sub_tag_name(std::uint8_t tag);
 // Reads the 9-byte record header at `offset`; checks the tag is known and the body fits.
 std::variant<RecordFrame, DecodeError> read_record_frame(Bytes file, std::uint64_t offset);
 
+// A record the end of the file cuts: its header is incomplete, or its tag is known and its
+// body runs past the end. Tells a dump cut short (`--allow-truncated`) from a damaged one;
+// nullopt when the record at `offset` is whole or damaged.
+struct CutRecord {
+    std::uint64_t offset = 0;
+    bool header_cut = false;           // fewer than 9 bytes left: tag and length unknown
+    RecordFrame frame;                 // as claimed, when the header is whole
+};
+std::optional<CutRecord> hprof_cut_record(Bytes file, std::uint64_t offset);
+
 // Plain records of the top level that later stages use.
 struct StringRecord {
     ObjectId id = 0;
@@ -310,8 +320,11 @@ struct PhdRun {
 // Walks every record once, cutting a run at the first record boundary at least
 // `target_run_bytes` after the run's start. The last run ends at the end-of-dump tag 3, which
 // must be the file's last byte. An empty body gives no runs.
+// With `cut` set (--allow-truncated), a record the end of the file cuts (or a missing end tag)
+// ends the runs before it and is reported there instead of failing the scan.
 std::variant<std::vector<PhdRun>, DecodeError> scan_phd_runs(Bytes file, const PhdHeader& header,
-                                                             std::uint64_t target_run_bytes);
+                                                             std::uint64_t target_run_bytes,
+                                                             std::optional<DecodeError>* cut = nullptr);
 
 // Record kinds, to count records and to name them in errors ("PHD short object record").
 enum class PhdRecordKind : std::uint8_t {

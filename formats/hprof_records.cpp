@@ -102,6 +102,19 @@ std::variant<RecordFrame, DecodeError> read_record_frame(Bytes file, std::uint64
     return frame;
 }
 
+std::optional<CutRecord> hprof_cut_record(Bytes file, std::uint64_t offset) {
+    if (offset >= file.size()) return std::nullopt;
+    ByteReader in(file, offset);
+    if (!in.has(9)) return CutRecord{offset, true, {}};
+    RecordFrame frame;
+    frame.tag = in.u1();
+    in.skip(4);  // time
+    frame.body_length = in.u4();
+    frame.body_offset = in.pos();
+    if (!known_top_tag(frame.tag) || in.has(frame.body_length)) return std::nullopt;
+    return CutRecord{offset, false, frame};
+}
+
 namespace {
 
 using TopResult = std::variant<TopRecord, DecodeError>;

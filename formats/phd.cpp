@@ -98,6 +98,7 @@ public:
 
     const PhdState& state() const { return state_; }
     bool at_end_tag() const { return end_tag_; }
+    bool ran_out() const { return in_.overrun(); }  // after an error: the file ended, the record was not damaged
     std::optional<DecodeError> next();
 
 private:
@@ -427,13 +428,19 @@ PhdState phd_initial_state(const PhdHeader& header) {
 }
 
 std::variant<std::vector<PhdRun>, DecodeError> scan_phd_runs(Bytes file, const PhdHeader& header,
-                                                             std::uint64_t target_run_bytes) {
+                                                             std::uint64_t target_run_bytes,
+                                                             std::optional<DecodeError>* cut) {
     RecordWalker walker(file, header, phd_initial_state(header), nullptr);
     std::vector<PhdRun> runs;
     PhdState start = walker.state();
     for (;;) {
         std::uint64_t record_offset = walker.state().offset;
-        if (auto error = walker.next()) return std::move(*error);
+        if (auto error = walker.next()) {
+            if (!cut || !walker.ran_out()) return std::move(*error);
+            if (record_offset > start.offset) runs.push_back({start, record_offset});
+            *cut = std::move(*error);
+            return runs;
+        }
         if (walker.at_end_tag()) {
             if (record_offset > start.offset) runs.push_back({start, record_offset});
             if (record_offset + 1 != file.size())

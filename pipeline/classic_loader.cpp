@@ -115,6 +115,7 @@ private:
 struct Parsed {
     std::vector<ClassicRecords> blocks;
     std::vector<std::string> warnings;
+    std::optional<DecodeError> cut;  // --allow-truncated: the missing "// EOF", where the dump ends
 };
 
 // A decoded block and its line count. Blocks decode before the lines before them are counted
@@ -124,6 +125,18 @@ struct Decoded {
     std::variant<ClassicRecords, DecodeError> records;
     std::uint64_t lines = 0;
 };
+
+// An error in the last line of a file that does not end with a newline is most likely a cut
+// (a full disk): say where the file ends, and what reads it anyway.
+DecodeError cut_hint(Bytes text, DecodeError error) {
+    if (text.empty() || text.back() == '\n') return error;
+    std::uint64_t last_line = text.size();
+    while (last_line > 0 && text[last_line - 1] != '\n') --last_line;
+    if (error.offset >= last_line)
+        error.message += " (the file ends at " + hex_offset(text.size()) +
+                         " inside this line: cut short? --allow-truncated reads it up to its last whole record)";
+    return error;
+}
 
 Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& info, const LoadOptions& options) {
     Parsed parsed;
@@ -153,7 +166,11 @@ Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& inf
             if (options.progress) options.progress({"decode", block.end, text.size(), "B"});
         },
         std::max<std::uint64_t>(2, options.bytes_in_flight / kBlockBytes));
-    if (first_error) throw DumpError(info.path, *first_error);
+    if (first_error) throw DumpError(info.path, cut_hint(text, std::move(*first_error)));
+    if (options.allow_truncated && !totals.eof) {
+        parsed.cut = std::get<DecodeError>(check_classic_trailers(header, totals, text.size()));
+        return parsed;
+    }
     parsed.warnings = take(info, check_classic_trailers(header, totals, text.size()));
     return parsed;
 }
@@ -182,6 +199,15 @@ LoadedDump build(Parsed parsed, const ClassicHeader& header, DumpInfo& info, con
     return loaded;
 }
 
+// --allow-truncated: what a dump without its "// EOF" lost.
+Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std::uint64_t file_end) {
+    std::string text = "the dump is cut short (the file ends at " + hex_offset(file_end) + "): " + cut.record + " " + cut.message;
+    if (read_up_to < file_end)
+        text += "; the last record or trailer, at " + hex_offset(read_up_to) + ", may have lost lines to the cut and was dropped (" +
+                std::to_string(file_end - read_up_to) + " bytes ignored)";
+    return {"truncated", 1, text + "; objects written after the cut are missing (references to them are counted as dangling)"};
+}
+
 }  // namespace
 
 LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options) {
@@ -201,9 +227,13 @@ LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options) {
         throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
                          " is out of range: a classic heapdump holds 1 heap dump, numbered 0");
     clock.start("decode");
-    Parsed parsed = parse_blocks(text, header, info, options);
+    // A cut dump is read up to its last whole record (the end of a file that ends with "// EOF").
+    const std::uint64_t whole = options.allow_truncated ? classic_whole_records_end(text, header) : text.size();
+    Parsed parsed = parse_blocks(text.first(whole), header, info, options);
+    std::optional<DecodeError> cut = parsed.cut;
     clock.start("graph");
     LoadedDump loaded = build(std::move(parsed), header, info, options);
+    if (cut) loaded.warnings.push_back(truncation_warning(*cut, whole, text.size()));
     clock.stop();
     loaded.timings = std::move(timings);
     loaded.info = std::move(info);

@@ -50,13 +50,21 @@ void write_all(int fd, const std::uint8_t* data, std::size_t size, const std::st
 
 // ---- zlib: any gzip, serially -------------------------------------------------------------
 
-std::uint64_t stream_with_zlib(Bytes gz, bool file_mapping, int fd, const std::string& name,
-                               const LoadOptions& options) {
+// What inflating found: members, and where a cut file's last member starts.
+struct Inflation {
+    std::uint64_t members = 0;
+    std::optional<std::uint64_t> cut_member;  // --allow-truncated
+};
+
+// Members from `from` on; `produced_before` counts toward max_inflated_bytes. With
+// --allow-truncated a member the end of the file cuts gives what it holds up to the cut.
+Inflation stream_with_zlib(Bytes gz, std::uint64_t from, std::uint64_t produced_before, bool file_mapping, int fd,
+                           const std::string& name, const LoadOptions& options) {
     z_stream stream{};
     if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw DumpError(name, gzip_error(0, "zlib init failed"));
     std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&stream, inflateEnd);
     std::vector<std::uint8_t> window(4u << 20);
-    std::uint64_t in_pos = 0, member_start = 0, produced_total = 0, members = 0, released = 0;
+    std::uint64_t in_pos = from, member_start = from, produced_total = produced_before, members = 0, released = from;
     while (in_pos < gz.size()) {
         std::uint64_t in_chunk = std::min<std::uint64_t>(gz.size() - in_pos, 1u << 30);
         stream.next_in = const_cast<Bytef*>(gz.data() + in_pos);
@@ -86,9 +94,12 @@ std::uint64_t stream_with_zlib(Bytes gz, bool file_mapping, int fd, const std::s
         if (rc != Z_OK)
             throw DumpError(name, gzip_error(in_pos, std::string("is corrupt: ") + (stream.msg ? stream.msg : "inflate failed")));
     }
-    if (member_start != gz.size())
-        throw DumpError(name, gzip_error(gz.size(), "compressed data ends inside a member (truncated file)"));
-    return members;
+    if (member_start != gz.size()) {
+        if (options.allow_truncated) return {members, member_start};
+        throw DumpError(name, gzip_error(gz.size(), "compressed data ends inside the member at " + hex_offset(member_start) +
+                                                        " (truncated file? --allow-truncated reads what it holds)"));
+    }
+    return {members, std::nullopt};
 }
 
 // ---- libdeflate: HotSpot's chunked gzip, in parallel --------------------------------------
@@ -96,27 +107,32 @@ std::uint64_t stream_with_zlib(Bytes gz, bool file_mapping, int fd, const std::s
 struct Member {
     std::uint64_t start = 0, end = 0;
     std::vector<std::uint8_t> data;
+    bool over_block = false;  // inflates to more than the BLOCKSIZE the file declares
 };
 
 class MemberInflater {
 public:
     explicit MemberInflater(std::uint64_t block) : d_(libdeflate_alloc_decompressor(), libdeflate_free_decompressor), block_(block) {}
 
-    // The member starting at `start`, or nullopt when no valid member starts there.
+    // The member starting at `start`, or nullopt when no valid member starts there. HotSpot
+    // never writes a member of more than BLOCKSIZE raw bytes, so the buffer is that big and
+    // no bigger: a member that needs more is flagged (a bomb cannot make us allocate).
     std::optional<Member> inflate(Bytes gz, std::uint64_t start) {
         Member m;
         m.start = start;
-        for (std::size_t capacity = block_ + 64;; capacity *= 2) {
-            m.data.resize(capacity);
-            std::size_t in_used = 0, out_used = 0;
-            auto rc = libdeflate_gzip_decompress_ex(d_.get(), gz.data() + start, gz.size() - start, m.data.data(),
-                                                    capacity, &in_used, &out_used);
-            if (rc == LIBDEFLATE_INSUFFICIENT_SPACE && capacity < (std::size_t{1} << 32)) continue;
-            if (rc != LIBDEFLATE_SUCCESS) return std::nullopt;
-            m.data.resize(out_used);
-            m.end = start + in_used;
+        m.data.resize(block_ + 64);
+        std::size_t in_used = 0, out_used = 0;
+        auto rc = libdeflate_gzip_decompress_ex(d_.get(), gz.data() + start, gz.size() - start, m.data.data(),
+                                                m.data.size(), &in_used, &out_used);
+        if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
+            m.data = {};
+            m.over_block = true;
             return m;
         }
+        if (rc != LIBDEFLATE_SUCCESS) return std::nullopt;
+        m.data.resize(out_used);
+        m.end = start + in_used;
+        return m;
     }
 
 private:
@@ -139,7 +155,7 @@ std::vector<Member> inflate_part(Bytes gz, std::uint64_t from, std::uint64_t unt
         for (; at < until; ++at) {
             if (!looks_like_member(gz, at)) continue;
             auto m = inflater.inflate(gz, at);
-            if (!m) continue;
+            if (!m || m->over_block) continue;  // a false start: a real first member is checked by the chain
             at = m->end;
             out.push_back(std::move(*m));
             break;
@@ -149,14 +165,16 @@ std::vector<Member> inflate_part(Bytes gz, std::uint64_t from, std::uint64_t unt
     while (at < until && at < gz.size()) {
         auto m = inflater.inflate(gz, at);
         if (!m) break;  // the caller finds the chain broken and reports it
+        bool over_block = m->over_block;
         at = m->end;
         out.push_back(std::move(*m));
+        if (over_block) break;
     }
     return out;
 }
 
-std::uint64_t inflate_in_parallel(Bytes gz, bool file_mapping, std::uint64_t block, int fd,
-                                  const std::string& name, const LoadOptions& options) {
+Inflation inflate_in_parallel(Bytes gz, bool file_mapping, std::uint64_t block, int fd,
+                              const std::string& name, const LoadOptions& options) {
     const int parts = std::max(1, tbb::this_task_arena::max_concurrency());
     std::uint64_t at = 0, members = 0, produced = 0;
     while (at < gz.size()) {
@@ -175,8 +193,17 @@ std::uint64_t inflate_in_parallel(Bytes gz, bool file_mapping, std::uint64_t blo
                 if (m.start != expected) break;
                 chain.push_back(std::move(m));
             }
-        if (chain.empty())
-            throw DumpError(name, gzip_error(at, "is not a valid gzip member (corrupt or truncated file)"));
+        if (!chain.empty() && chain.back().over_block)
+            throw DumpError(name, gzip_error(chain.back().start, "inflates to more than the HPROF BLOCKSIZE=" +
+                                                                     std::to_string(block) + " the first member declares"));
+        if (chain.empty()) {
+            // A cut member: zlib streams what it holds, up to the cut (or names the damage).
+            if (!options.allow_truncated)
+                throw DumpError(name, gzip_error(at, "is not a valid gzip member (corrupt, or a truncated file ending at " +
+                                                         hex_offset(gz.size()) + ": --allow-truncated reads what it holds)"));
+            Inflation tail = stream_with_zlib(gz, at, produced, file_mapping, fd, name, options);
+            return {members + tail.members, tail.cut_member};
+        }
         for (const Member& m : chain) {
             produced += m.data.size();
             if (produced > options.max_inflated_bytes)
@@ -189,7 +216,7 @@ std::uint64_t inflate_in_parallel(Bytes gz, bool file_mapping, std::uint64_t blo
         at = chain.back().end;
         if (options.progress) options.progress({"inflate", at, gz.size(), "B"});
     }
-    return members;
+    return {members, std::nullopt};
 }
 
 }  // namespace
@@ -214,11 +241,14 @@ std::uint64_t hotspot_gzip_block_size(Bytes gz) {
     std::string comment(reinterpret_cast<const char*>(gz.data() + begin), std::min(at, gz.size()) - begin - 1);
     const std::string key = "HPROF BLOCKSIZE=";
     if (comment.rfind(key, 0) != 0) return 0;
-    return std::strtoull(comment.c_str() + key.size(), nullptr, 10);
+    std::uint64_t block = std::strtoull(comment.c_str() + key.size(), nullptr, 10);
+    // Each parallel worker holds one member of this size: a claim past 1 GiB is no HotSpot
+    // file (it writes 1 MiB), so such a file streams through zlib in bounded memory.
+    return block <= (std::uint64_t{1} << 30) ? block : 0;
 }
 
-InflatedFile::InflatedFile(int fd, const std::string& name, std::uint64_t members)
-    : fd_(fd), map_(std::make_unique<MappedFile>(fd, name)), members_(members) {}
+InflatedFile::InflatedFile(int fd, const std::string& name, std::uint64_t members, std::optional<std::uint64_t> cut_member)
+    : fd_(fd), map_(std::make_unique<MappedFile>(fd, name)), members_(members), cut_member_(cut_member) {}
 
 InflatedFile::~InflatedFile() {
     map_.reset();
@@ -229,9 +259,9 @@ InflatedFile inflate_to_temp_file(Bytes gz, bool file_mapping, const std::string
     int fd = open_temp_file(name, options);
     try {
         std::uint64_t block = hotspot_gzip_block_size(gz);
-        std::uint64_t members = block ? inflate_in_parallel(gz, file_mapping, block, fd, name, options)
-                                      : stream_with_zlib(gz, file_mapping, fd, name, options);
-        return InflatedFile(fd, name, members);
+        Inflation inflation = block ? inflate_in_parallel(gz, file_mapping, block, fd, name, options)
+                                    : stream_with_zlib(gz, 0, 0, file_mapping, fd, name, options);
+        return InflatedFile(fd, name, inflation.members, inflation.cut_member);
     } catch (...) {
         ::close(fd);
         throw;

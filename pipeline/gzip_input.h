@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "formats.h"
@@ -20,18 +21,22 @@ namespace heapgraph {
 
 class InflatedFile {
 public:
-    InflatedFile(int fd, const std::string& name, std::uint64_t members);
+    InflatedFile(int fd, const std::string& name, std::uint64_t members, std::optional<std::uint64_t> cut_member);
     ~InflatedFile();
     InflatedFile(const InflatedFile&) = delete;
     InflatedFile& operator=(const InflatedFile&) = delete;
 
     Bytes bytes() const { return map_->bytes(); }
     std::uint64_t members() const { return members_; }
+    // --allow-truncated: where the member the end of the file cuts starts (its bytes up to
+    // the cut are inflated), if one does.
+    std::optional<std::uint64_t> cut_member() const { return cut_member_; }
 
 private:
     int fd_;
     std::unique_ptr<MappedFile> map_;
     std::uint64_t members_;
+    std::optional<std::uint64_t> cut_member_;
 };
 
 // Throws DumpError (offsets in the compressed file) or UnreadableDump (temp file problems).

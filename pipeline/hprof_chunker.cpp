@@ -69,6 +69,10 @@ std::variant<std::optional<HeapChunk>, DecodeError> HeapChunker::straddle(std::u
         pos_ = seg.offset + (whole - before);
         return std::optional<HeapChunk>(std::move(chunk));
     }
+    if (last_segment_cut_) {
+        stopped_at_ = pos;
+        return std::optional<HeapChunk>();
+    }
     return DecodeError{pos, hprof_sub_tag_name(file_[pos]),
                        "runs past the end of the last heap dump segment at " +
                            hex_offset(first.offset + first.length)};

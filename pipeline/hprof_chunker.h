@@ -32,6 +32,12 @@ public:
     std::uint64_t total_bytes() const { return total_; }
     std::uint64_t done_bytes() const { return done_; }
 
+    // --allow-truncated: the last segment was cut by the end of the file, so a sub-record
+    // that runs past its end ends the dump instead of failing it.
+    void set_last_segment_cut() { last_segment_cut_ = true; }
+    // Where the dump stopped (the file offset of the first incomplete sub-record), if it did.
+    std::optional<std::uint64_t> stopped_at() const { return stopped_at_; }
+
 private:
     std::variant<std::optional<HeapChunk>, DecodeError> straddle(std::uint64_t pos);
     void read_classes(Bytes bytes, std::uint64_t pos, std::uint64_t size, const HeapChunk* chunk);
@@ -44,6 +50,8 @@ private:
     std::uint64_t pos_ = 0;
     std::uint64_t total_ = 0, done_ = 0;
     std::vector<ClassDump> classes_;
+    bool last_segment_cut_ = false;
+    std::optional<std::uint64_t> stopped_at_;
 };
 
 }  // namespace heapgraph

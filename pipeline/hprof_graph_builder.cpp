@@ -23,6 +23,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <numeric>
 
 namespace heapgraph {
@@ -99,19 +100,27 @@ private:
     void index_addresses() {
         std::mutex mutex;
         std::vector<ObjectId> duplicates;
+        std::optional<std::uint64_t> first_null;  // offset of the first object dumped at id 0
         for_each_block(parts_.blocks.size(), [&](std::size_t b) {
             BlockReader reader(parts_.blocks[b]);
             BlockReader::Entry e;
             while (reader.next(e)) {
-                if (!index_.insert(e.address)) {
+                if (e.address == 0) {  // id 0 is null: such an object could never be referenced (fuzz finding)
+                    std::lock_guard lock(mutex);
+                    if (!first_null || e.file_offset < *first_null) first_null = e.file_offset;
+                } else if (!index_.insert(e.address)) {
                     std::lock_guard lock(mutex);
                     duplicates.push_back(e.address);
                 }
                 for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
             }
         });
-        for (const ClassDump& c : parts_.classes)
-            if (!index_.insert(c.class_id)) duplicates.push_back(c.class_id);
+        for (const ClassDump& c : parts_.classes) {
+            if (c.class_id == 0 && (!first_null || c.file_offset < *first_null)) first_null = c.file_offset;
+            if (c.class_id != 0 && !index_.insert(c.class_id)) duplicates.push_back(c.class_id);
+        }
+        if (first_null)
+            throw DumpError(info_.path, {*first_null, "heap dump", "dumps an object at id 0, which HPROF reserves for null"});
         index_.finish();
         if (!duplicates.empty() || index_.sparse_duplicates()) fail_on_duplicate(duplicates);
         addresses_ = index_.addresses();

@@ -37,6 +37,7 @@ struct TopLevel {
     std::vector<std::vector<SegmentSpan>> dumps;
     std::uint64_t unterminated_segment_runs = 0;
     std::uint64_t stray_dump_ends = 0;
+    std::optional<CutRecord> cut;  // --allow-truncated: the record the end of the file cuts
 };
 
 [[noreturn]] void fail(const DumpInfo& info, DecodeError error) {
@@ -63,11 +64,32 @@ void group_heap_record(TopLevel& top, const RecordFrame& frame, bool& in_segment
     }
 }
 
-TopLevel scan_top_level(Bytes file, DumpInfo& info) {
+DecodeError with_cut_hint(DecodeError error) {
+    error.message += " (cut short? --allow-truncated reads it up to its last whole record)";
+    return error;
+}
+
+// --allow-truncated: a cut heap dump record keeps the bytes that are there (the chunker stops
+// at its last whole sub-record); any other cut record is dropped.
+bool keep_cut_record(TopLevel& top, Bytes file, const CutRecord& cut, bool& in_segments) {
+    top.cut = cut;
+    if (cut.header_cut || (cut.frame.tag != 0x0C && cut.frame.tag != 0x1C)) return false;
+    RecordFrame present = cut.frame;
+    present.body_length = static_cast<std::uint32_t>(file.size() - present.body_offset);
+    group_heap_record(top, present, in_segments);
+    return true;
+}
+
+TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated) {
     TopLevel top;
     top.header = take(info, read_hprof_header(file));
     bool in_segments = false;
     for (std::uint64_t offset = top.header.records_offset; offset < file.size();) {
+        if (auto cut = hprof_cut_record(file, offset)) {
+            if (!allow_truncated) fail(info, with_cut_hint(std::get<DecodeError>(read_record_frame(file, offset))));
+            if (keep_cut_record(top, file, *cut, in_segments)) ++info.records[hprof_tag_name(cut->frame.tag)];
+            break;
+        }
         RecordFrame frame = take(info, read_record_frame(file, offset));
         ++info.records[hprof_tag_name(frame.tag)];
         Bytes body = file.subspan(frame.body_offset, frame.tag == 0x0C || frame.tag == 0x1C ? 0 : frame.body_length);
@@ -105,6 +127,7 @@ struct ChunkTask {
 };
 
 struct DecodedDump {
+    std::optional<std::uint64_t> stopped_at;  // a cut dump: its first incomplete sub-record
     std::vector<ClassDump> classes;
     std::vector<EdgeBlock> blocks;
     std::vector<std::shared_ptr<HeapChunk>> deferred;  // parallel to blocks: set when deferred
@@ -113,9 +136,11 @@ struct DecodedDump {
 class DecodeStage {
 public:
     DecodeStage(Bytes file, const std::vector<SegmentSpan>& dump, const DumpInfo& info,
-                const LoadOptions& options, bool release_pages)
+                const LoadOptions& options, bool release_pages, bool last_segment_cut)
         : chunker_(file, dump, info.id_size, options.chunk_bytes), info_(info), options_(options),
-          release_pages_(release_pages) {}
+          release_pages_(release_pages) {
+        if (last_segment_cut) chunker_.set_last_segment_cut();
+    }
 
     DecodedDump run() {
         std::size_t in_flight = std::max<std::uint64_t>(2, options_.bytes_in_flight / options_.chunk_bytes);
@@ -126,6 +151,7 @@ public:
             in_flight);
         if (first_error_) fail(info_, *first_error_);
         out_.classes = chunker_.classes();
+        out_.stopped_at = chunker_.stopped_at();
         redo_deferred();
         return std::move(out_);
     }
@@ -190,6 +216,30 @@ private:
     std::optional<DecodeError> first_error_;
 };
 
+// What a dump read with --allow-truncated lost, and where it ends.
+Warning truncation_warning(Bytes file, const CutRecord& cut, std::optional<std::uint64_t> stopped_at) {
+    const std::uint64_t end = file.size();
+    std::string text = "the dump is cut short: the file ends at " + hex_offset(end) + ", inside ";
+    if (cut.header_cut) {
+        text += "the record header at " + hex_offset(cut.offset) + "; read up to there, " +
+                std::to_string(end - cut.offset) + " bytes ignored";
+        return {"truncated", 1, text};
+    }
+    const std::uint64_t present = end - cut.frame.body_offset;
+    text += hprof_tag_name(cut.frame.tag) + " at " + hex_offset(cut.offset) + ", which claims " +
+            std::to_string(cut.frame.body_length) + " bytes of which " + std::to_string(present) +
+            " are there (" + std::to_string(cut.frame.body_length - present) + " lost)";
+    if (cut.frame.tag == 0x0C || cut.frame.tag == 0x1C) {
+        std::uint64_t last = stopped_at.value_or(end);
+        text += "; read up to its last whole sub-record, which ends at " + hex_offset(last) + ": " +
+                std::to_string(end - last) + " bytes of a cut sub-record ignored; objects written after the cut "
+                "are missing, and references to them are counted as dangling";
+    } else {
+        text += "; the record was ignored";
+    }
+    return {"truncated", 1, text};
+}
+
 }  // namespace
 
 LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, bool release_pages) {
@@ -198,7 +248,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     std::vector<StageTiming> timings;
     StageClock clock(timings);
     clock.start("frame");
-    TopLevel top = scan_top_level(file, info);
+    TopLevel top = scan_top_level(file, info, options.allow_truncated);
     info.format_version = top.header.version;
     info.id_size = top.header.id_size;
     info.dumps_in_file = static_cast<std::uint32_t>(top.dumps.size());
@@ -212,7 +262,10 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
                          " heap dump(s), numbered from 0");
 
     clock.start("decode");
-    DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages).run();
+    bool last_segment_cut = top.cut && !top.cut->header_cut && options.dump_index + 1 == top.dumps.size() &&
+                            (top.cut->frame.tag == 0x0C || top.cut->frame.tag == 0x1C);
+    DecodedDump decoded =
+        DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages, last_segment_cut).run();
 
     clock.stop();
     HprofParts parts{top.strings, top.class_name_ids, std::move(decoded.classes), std::move(decoded.blocks), file};
@@ -223,6 +276,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,
                                    "the last heap dump segment run has no HEAP DUMP END record: "
                                    "harmless when the file is complete, a sign of truncation otherwise"});
+    if (top.cut) loaded.warnings.push_back(truncation_warning(file, *top.cut, decoded.stopped_at));
     if (top.stray_dump_ends)
         loaded.warnings.push_back({"stray_heap_dump_end", top.stray_dump_ends,
                                    "HEAP DUMP END records with no open segment run: ignored"});

@@ -86,6 +86,8 @@ private:
     }
 
     void insert(ObjectId address, std::uint64_t offset) {
+        if (address == 0)  // 0 is null: such an object could never be referenced (fuzz finding)
+            throw DumpError(info_.path, {offset, heap_.record_name, "places an object at address 0, which is null"});
         if (!index_->insert(address))
             throw DumpError(info_.path, {offset, heap_.record_name, "dumps object " + hex_offset(address) +
                                                                    " a second time: one address cannot hold two objects"});

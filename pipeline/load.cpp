@@ -51,6 +51,12 @@ LoadedDump load_gzip(Bytes compressed, bool file_mapping, DumpInfo info, const L
     LoadedDump loaded = load_source({inflated.bytes(), true, true}, std::move(info), options);
     if (loaded.source) loaded.source->owner = kept;
     loaded.timings.insert(loaded.timings.begin(), inflate_timing.begin(), inflate_timing.end());
+    if (auto cut = inflated.cut_member())
+        loaded.warnings.insert(loaded.warnings.begin(),
+                               {"truncated", 1, "the gzip file is cut short: it ends at " + hex_offset(compressed.size()) +
+                                                    " inside the member that starts at " + hex_offset(*cut) + "; " +
+                                                    std::to_string(loaded.info.inflated_bytes) +
+                                                    " bytes inflated up to the cut (offsets in the other warnings are in them)"});
     return loaded;
 }
 

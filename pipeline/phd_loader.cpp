@@ -16,6 +16,15 @@ namespace {
 
 constexpr std::uint64_t kRunBytes = 4u << 20;
 
+// --allow-truncated: the record the end of the file cut, and what was lost with it.
+Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std::uint64_t file_end) {
+    return {"truncated", 1,
+            "the dump is cut short: " + cut.record + " at " + hex_offset(cut.offset) + " " + cut.message +
+                "; read up to the last whole record, which ends at " + hex_offset(read_up_to) + ": " +
+                std::to_string(file_end - read_up_to) + " bytes after it ignored, and objects written after the cut "
+                "are missing (references to them are counted as dangling)"};
+}
+
 }  // namespace
 
 LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
@@ -30,7 +39,8 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
     if (options.dump_index != 0)
         throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
                          " is out of range: a PHD file holds 1 heap dump, numbered 0");
-    std::vector<PhdRun> runs = take(info, scan_phd_runs(file, header, kRunBytes));
+    std::optional<DecodeError> cut;
+    std::vector<PhdRun> runs = take(info, scan_phd_runs(file, header, kRunBytes, options.allow_truncated ? &cut : nullptr));
     clock.start("decode");
     // The same flow graph as HPROF: runs in order in, decoded in parallel, collected in order
     // (so the first error collected is the first in the file).
@@ -56,6 +66,7 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
     clock.start("graph");
     LoadedDump loaded = build_ibm_heap({records, header.word_bytes(), read_javacore_option(options, info)}, info);
     clock.stop();
+    if (cut) loaded.warnings.push_back(truncation_warning(*cut, runs.empty() ? header.body_offset : runs.back().end, file.size()));
     loaded.timings = std::move(timings);
     loaded.info = std::move(info);
     return loaded;

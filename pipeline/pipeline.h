@@ -33,6 +33,9 @@ struct LoadOptions {
     std::uint64_t max_inflated_bytes = std::uint64_t{1} << 40;  // gzip bomb guard
     std::string temp_dir;  // where gzip dumps inflate to (default: $TMPDIR, else /tmp)
     std::string javacore;  // PHD only: a javacore written with the dump, for thread roots and class loaders
+    // A dump cut short is read up to its last whole record, with a `truncated` warning saying
+    // what was lost; without it, a cut is an error naming the offset where the dump ends.
+    bool allow_truncated = false;
     std::function<void(const ProgressEvent&)> progress;
 };
 

@@ -1,3 +1,6 @@
+// Reports and snapshots are written to a temporary file beside the target, then renamed over
+// it: a run that fails or is killed midway never leaves a half-written file under the
+// target's name, and never damages the file that was there.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,8 +29,14 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);
         if (!out) throw std::runtime_error(path + ": cannot create " + temp + ": " + std::strerror(errno));
-        write(out);
-        out.flush();
+        try {
+            write(out);  // may throw midway (out of memory, a report that fails): no temp file stays
+        } catch (...) {
+            out.close();
+            std::remove(temp.c_str());
+            throw;
+        }
+        out.close();  // flushes; a full disk shows here at the latest
         if (!out) {
             std::remove(temp.c_str());
             throw std::runtime_error(path + ": write failed (disk full?)");

@@ -1,0 +1,268 @@
+// Hostile sizes: every count and length a dump claims is checked against the bytes that
+// remain before anything is allocated for it. Each case is a file of a few dozen bytes that
+// claims billions of elements, references or bytes; it must fail at once with a message naming
+// the offset of the claim, while the process's peak resident memory rises by less than 50 MB.
+#include <doctest/doctest.h>
+
+#include <zlib.h>
+
+#include <optional>
+
+#include "pipeline.h"
+#include "test_support.h"
+
+using namespace heapgraph;
+using heapgraph::test::ByteBuilder;
+
+namespace {
+
+constexpr std::uint64_t kMaxExtraRss = 50u << 20;
+
+// HPROF header with 8-byte ids (31 bytes), then the records `body` adds.
+ByteBuilder hprof() {
+    ByteBuilder b;
+    b.text("JAVA PROFILE 1.0.2").u1(0).u4(8).u8(0);  // header, id size 8, timestamp
+    return b;
+}
+
+ByteBuilder phd(std::uint32_t version = 6) {
+    ByteBuilder b;
+    b.id_size = 8;
+    b.u2(18).text("portable heap dump");  // UTF magic
+    b.u4(version).u4(1 | 4);              // version; flags: 64-bit, J9
+    b.u1(1).u1(2);                        // start of header, end of header
+    b.u1(2);                              // start of dump (body at 0x1e)
+    return b;
+}
+
+std::string write_temp(const std::string& name, const std::vector<std::uint8_t>& bytes) {
+    std::string path = test::temp_dir() + "/" + name;
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    return path;
+}
+
+// The error load_dump_bytes gives; fails the test when the bytes load.
+DumpError load_error(const std::vector<std::uint8_t>& bytes, const std::string& name, LoadOptions options = {}) {
+    try {
+        load_dump_bytes(bytes, name, options);
+    } catch (const DumpError& e) {
+        return e;
+    }
+    FAIL("loaded without an error: " << name);
+    return DumpError(name, {});
+}
+
+// Reads a "VmRSS:"-style line of /proc/self/status, in bytes.
+std::uint64_t status_bytes(const std::string& key) {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(key, 0) == 0) return std::stoull(line.substr(key.size())) * 1024;
+    return 0;
+}
+
+// How far this process's resident memory rises above where it was while `load` runs: the
+// high-water mark is reset first (/proc/self/clear_refs, "5"). In-process, because a forked
+// child's ru_maxrss starts at the size of its parent.
+template <typename Load>
+std::uint64_t peak_rss_increase(Load&& load) {
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const std::uint64_t before = status_bytes("VmRSS:");
+    load();
+    const std::uint64_t peak = status_bytes("VmHWM:");
+    return peak > before ? peak - before : 0;
+}
+
+// load_dump_bytes fails with an error at `offset`, while memory rises by less than 50 MB.
+DumpError check_refused(const std::vector<std::uint8_t>& bytes, const std::string& name, std::uint64_t offset,
+                        LoadOptions options = {}) {
+    std::optional<DumpError> error;
+    std::uint64_t rise = peak_rss_increase([&] {
+        try {
+            load_dump_bytes(bytes, name, options);
+        } catch (const DumpError& e) {
+            error = e;
+        }
+    });
+    CHECK(rise < kMaxExtraRss);
+    REQUIRE(error);
+    CHECK(error->error.offset == offset);
+    CHECK(std::string(error->what()).find(name + " @" + hex_offset(offset) + ": ") == 0);
+    return *error;
+}
+
+// The CLI refuses the file with exit 2 and one line naming `offset`.
+void check_cli_refuses(const std::string& name, const std::vector<std::uint8_t>& bytes, std::uint64_t offset) {
+    test::Run run = test::run("analyze " + write_temp(name, bytes) + " --json /dev/null");
+    CAPTURE(run.out);
+    CHECK(run.code == 2);
+    CHECK(run.out.find(" @" + hex_offset(offset) + ": ") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("hostile sizes: an HPROF primitive array claiming 4 billion ints fails at its offset, in little memory") {
+    ByteBuilder b = hprof();
+    b.u1(0x0C).u4(0).u4(1 + 8 + 4 + 4 + 1 + 8);      // HEAP DUMP of 26 bytes
+    const std::uint64_t array = b.size();             // 0x28
+    b.u1(0x23).id(0x500).u4(0).u4(0xFFFFFFFF).u1(10);  // PRIMITIVE ARRAY: 2^32-1 ints (16 GiB)
+    b.u8(0);                                          //   and 8 bytes of them
+    DumpError e = check_refused(b.bytes, "array.hprof", array);
+    CHECK(e.error.record == "PRIMITIVE_ARRAY_DUMP");
+    check_cli_refuses("array.hprof", b.bytes, array);
+}
+
+TEST_CASE("hostile sizes: an HPROF object array and an instance claiming gigabytes fail at their offsets") {
+    ByteBuilder arrays = hprof();
+    arrays.u1(0x0C).u4(0).u4(1 + 8 + 4 + 4 + 8 + 8);
+    const std::uint64_t at = arrays.size();
+    arrays.u1(0x22).id(0x500).u4(0).u4(0xFFFFFFFF).id(0x100).id(0x200);  // OBJECT ARRAY: 2^32-1 ids
+    check_refused(arrays.bytes, "objects.hprof", at);
+    check_cli_refuses("objects.hprof", arrays.bytes, at);
+
+    ByteBuilder instance = hprof();
+    instance.u1(0x0C).u4(0).u4(1 + 8 + 4 + 8 + 4 + 8);
+    const std::uint64_t inst = instance.size();
+    instance.u1(0x21).id(0x500).u4(0).id(0x100).u4(0xFFFFFFF0).u8(0);  // INSTANCE: 4 GiB of field values
+    check_refused(instance.bytes, "instance.hprof", inst);
+    check_cli_refuses("instance.hprof", instance.bytes, inst);
+}
+
+TEST_CASE("hostile sizes: an HPROF record or segment claiming more bytes than the file holds fails at its header") {
+    ByteBuilder segment = hprof();
+    segment.u1(0x01).u4(0).u4(8 + 1).id(0x50).text("x");  // a STRING first: the error is not at the start
+    const std::uint64_t seg = segment.size();
+    segment.u1(0x1C).u4(0).u4(0xFFFFFFFF);  // HEAP DUMP SEGMENT: 4 GiB past a 49-byte file
+    segment.u1(0x05).id(0x100);
+    DumpError e = check_refused(segment.bytes, "segment.hprof", seg);
+    CHECK(e.error.record == "HEAP_DUMP_SEGMENT");
+    CHECK(std::string(e.what()).find("file ends at " + hex_offset(segment.size())) != std::string::npos);
+    check_cli_refuses("segment.hprof", segment.bytes, seg);
+
+    ByteBuilder trace = hprof();
+    const std::uint64_t st = trace.size();
+    trace.u1(0x05).u4(0).u4(12 + 8).u4(1).u4(1).u4(0xFFFFFFFF).id(0x10);  // STACK TRACE: 2^32-1 frames in 20 bytes
+    trace.u1(0x0C).u4(0).u4(9).u1(0x05).id(0x100);
+    check_refused(trace.bytes, "trace.hprof", st);
+    check_cli_refuses("trace.hprof", trace.bytes, st);
+}
+
+TEST_CASE("hostile sizes: an HPROF class dump claiming 65535 statics in a few bytes fails at its offset") {
+    ByteBuilder b = hprof();
+    b.u1(0x0C).u4(0).u4(1 + 8 + 4 + 6 * 8 + 4 + 2 + 2 + 4);  // HEAP DUMP: the class dump below
+    const std::uint64_t at = b.size();
+    b.u1(0x20).id(0x100).u4(0).id(0).id(0).id(0).id(0).id(0).id(0).u4(8);  // CLASS DUMP
+    b.u2(0).u2(0xFFFF).u4(0);                                             // no pool, 65535 statics
+    check_refused(b.bytes, "statics.hprof", at);
+    check_cli_refuses("statics.hprof", b.bytes, at);
+}
+
+TEST_CASE("hostile sizes: a PHD record claiming 4 billion references fails at its offset, in little memory") {
+    ByteBuilder object = phd();
+    const std::uint64_t at = object.size();
+    object.u1(0x04).u1(0xC0);                  // long object record: long gap, byte references
+    object.u8(0x1000 >> 2).id(0x2000);         //   gap (4-byte units) and class
+    object.u4(0xFFFFFFFF).u1(1).u1(2).u1(3);   //   2^32-1 references, 3 written
+    object.u1(3);                              // end of dump
+    DumpError e = check_refused(object.bytes, "refs.phd", at);
+    CHECK(e.error.record == "PHD long object record");
+    check_cli_refuses("refs.phd", object.bytes, at);
+
+    ByteBuilder array = phd();
+    const std::uint64_t arr = array.size();
+    array.u1(0x08).u1(0xC0).u8(0x1000 >> 2).id(0x2000);  // object array (tag 8), long gap, byte refs
+    array.u4(0xFFFFFFFF).u1(1);                           //   2^32-1 references, 1 written
+    array.u1(3);
+    check_refused(array.bytes, "array.phd", arr);
+    check_cli_refuses("array.phd", array.bytes, arr);
+}
+
+TEST_CASE("hostile sizes: a PHD primitive array claiming 2^62 elements is read without allocating for them") {
+    // The length of a primitive array is a number, not a count of bytes that follow: it is
+    // kept (the shallow size saturates) and nothing is allocated for it.
+    ByteBuilder b = phd();
+    b.u1(0x23 | (2 << 2)).u8(0x1000 >> 2).u8(std::uint64_t{1} << 62);  // int[] with long gap and length
+    b.u4(0);                                                            //   v6 instance size
+    b.u1(3);
+    std::uint64_t rise = peak_rss_increase([&] {
+        LoadedDump dump = load_dump_bytes(b.bytes, "long.phd", {});
+        CHECK(graph::summarize(dump.graph).objects == 1);
+        (void)graph::compute_retained(dump.graph, {.keep_unreachable = true});
+    });
+    CHECK(rise < kMaxExtraRss);
+}
+
+TEST_CASE("hostile sizes: classic records claiming huge sizes and reference counts stay small") {
+    // A classic dump lists its references one token each, so no claim sizes a buffer; the
+    // trailers' totals are only compared. Both are checked here all the same.
+    std::string text = "// Version: J9 VM\n"
+                       "0x00001000 [18446744073709551615] OBJ [I\n"
+                       "\t\n"
+                       "0x00002000 [4294967296] OBJ java/lang/Object\n"
+                       "\t0x00001000\n"
+                       "// Breakdown - Classes: 0, Objects: 4294967296, ObjectArrays: 0, PrimitiveArrays: 4294967296\n"
+                       "// EOF:  Total 'Objects',Refs(null) : 2,4294967296(0)\n";
+    std::vector<std::uint8_t> bytes(text.begin(), text.end());
+    std::uint64_t rise = peak_rss_increase([&] {
+        LoadedDump dump = load_dump_bytes(bytes, "huge.txt", {});
+        CHECK(graph::summarize(dump.graph).objects == 2);
+        (void)graph::compute_retained(dump.graph, {.keep_unreachable = true});
+    });
+    CHECK(rise < kMaxExtraRss);
+    test::Run run = test::run("analyze " + write_temp("huge.txt", bytes) + " --json /dev/null");
+    CHECK(run.code == 0);
+    // An address with more digits than a word holds is an error at its offset.
+    std::string wide = "// Version: J9 VM\n0x" + std::string(4096, 'f') + " [16] OBJ java/lang/Object\n\t\n";
+    DumpError e = load_error(std::vector<std::uint8_t>(wide.begin(), wide.end()), "wide.txt");
+    CHECK(e.error.offset == 18);
+}
+
+namespace {
+
+std::vector<std::uint8_t> gzip(const std::vector<std::uint8_t>& raw, const std::string& comment = "") {
+    z_stream s{};
+    REQUIRE(deflateInit2(&s, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY) == Z_OK);
+    gz_header header{};
+    std::string comment_z = comment;
+    if (!comment.empty()) {
+        header.comment = reinterpret_cast<Bytef*>(comment_z.data());
+        REQUIRE(deflateSetHeader(&s, &header) == Z_OK);
+    }
+    std::vector<std::uint8_t> out(deflateBound(&s, raw.size()) + 64 + comment.size());
+    s.next_in = const_cast<Bytef*>(raw.data());
+    s.avail_in = static_cast<uInt>(raw.size());
+    s.next_out = out.data();
+    s.avail_out = static_cast<uInt>(out.size());
+    REQUIRE(deflate(&s, Z_FINISH) == Z_STREAM_END);
+    out.resize(s.total_out);
+    deflateEnd(&s);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("hostile sizes: a gzip bomb stops at max_inflated_bytes, naming the member's offset") {
+    // 64 MiB of zeros after an HPROF header deflate to about 64 KB.
+    ByteBuilder b = hprof();
+    std::vector<std::uint8_t> raw = b.bytes;
+    raw.resize(64u << 20);
+    std::vector<std::uint8_t> bomb = gzip(raw);
+    CHECK(bomb.size() < 200000);
+    LoadOptions small;
+    small.max_inflated_bytes = 8u << 20;
+    DumpError e = check_refused(bomb, "bomb.hprof.gz", 0, small);
+    CHECK(std::string(e.what()).find("inflates past the limit of 8388608 bytes") != std::string::npos);
+
+    // HotSpot's chunked form: the first member declares 1 MiB blocks, then inflates to 64 MiB.
+    // Workers hold one block each, so the member is refused, not inflated into memory.
+    std::vector<std::uint8_t> chunked = gzip(raw, "HPROF BLOCKSIZE=1048576");
+    e = check_refused(chunked, "chunked.hprof.gz", 0);
+    CHECK(std::string(e.what()).find("more than the HPROF BLOCKSIZE=1048576") != std::string::npos);
+    check_cli_refuses("chunked.hprof.gz", chunked, 0);
+
+    // A BLOCKSIZE past 1 GiB is no HotSpot file: it streams (and fails on its content, here
+    // an HPROF whose first record tag is 0).
+    std::vector<std::uint8_t> huge_block = gzip(raw, "HPROF BLOCKSIZE=99999999999999");
+    e = check_refused(huge_block, "huge-block.hprof.gz", 31);
+    CHECK(std::string(e.what()).find("record tag 0x00 is not a known top-level tag") != std::string::npos);
+}
