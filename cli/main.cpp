@@ -177,6 +177,15 @@ void attach_progress(AnalyzeArgs& args, std::shared_ptr<heapgraph::reports::Prog
     args.load.progress = [printer](const heapgraph::ProgressEvent& e) { printer->update(e.stage, e.done, e.total, e.unit); };
 }
 
+// Prints an exception from loading a dump as its one line and picks the exit code for it
+// (README "Exit codes").
+int exit_code_for(const std::exception& e) {
+    std::cerr << "heapgraph: " << e.what() << "\n";
+    if (dynamic_cast<const heapgraph::BadRequest*>(&e)) return kUsage;
+    if (dynamic_cast<const heapgraph::UnsupportedFormat*>(&e)) return kUnsupported;
+    return kBadDump;
+}
+
 int analyze(AnalyzeArgs& args) {
     std::shared_ptr<heapgraph::reports::ProgressPrinter> printer;
     attach_progress(args, printer);
@@ -184,15 +193,8 @@ int analyze(AnalyzeArgs& args) {
         auto& dump = never_freed(new heapgraph::LoadedDump(heapgraph::load_dump(args.dump, args.load)));
         if (printer) printer->finish();
         return write_reports(args, dump);
-    } catch (const heapgraph::BadRequest& e) {
-        std::cerr << "heapgraph: " << e.what() << "\n";
-        return kUsage;
-    } catch (const heapgraph::UnsupportedFormat& e) {
-        std::cerr << "heapgraph: " << e.what() << "\n";
-        return kUnsupported;
-    } catch (const std::exception& e) {  // DumpError, UnreadableDump, out of memory
-        std::cerr << "heapgraph: " << e.what() << "\n";
-        return kBadDump;
+    } catch (const std::exception& e) {  // DumpError, UnreadableDump, BadRequest, out of memory
+        return exit_code_for(e);
     }
 }
 
@@ -206,12 +208,8 @@ int convert(const ConvertArgs& args) {
     std::unique_ptr<heapgraph::LoadedDump> dump;
     try {
         dump = std::make_unique<heapgraph::LoadedDump>(heapgraph::load_dump(args.dump, args.load));
-    } catch (const heapgraph::BadRequest& e) {
-        std::cerr << "heapgraph: " << e.what() << "\n";
-        return kUsage;
     } catch (const std::exception& e) {
-        std::cerr << "heapgraph: " << e.what() << "\n";
-        return kBadDump;
+        return exit_code_for(e);
     }
     const heapgraph::DumpInfo& info = dump->info;
     heapgraph::reports::ClassicOutput out{dump->graph, dump->addresses,
@@ -322,15 +320,8 @@ int diff(const DiffArgs& args) {
         for (const std::string& input : args.inputs)
             series.push_back(heapgraph::reports::is_snapshot_file(input) ? heapgraph::reports::read_snapshot(input)
                                                                          : snapshot_of_dump(input, args));
-    } catch (const heapgraph::BadRequest& e) {
-        std::cerr << "heapgraph: " << e.what() << "\n";
-        return kUsage;
-    } catch (const heapgraph::UnsupportedFormat& e) {
-        std::cerr << "heapgraph: " << e.what() << "\n";
-        return kUnsupported;
-    } catch (const std::exception& e) {  // SnapshotError, DumpError, UnreadableDump
-        std::cerr << "heapgraph: " << e.what() << "\n";
-        return kBadDump;
+    } catch (const std::exception& e) {  // SnapshotError, DumpError, UnreadableDump, BadRequest
+        return exit_code_for(e);
     }
     auto result = heapgraph::reports::diff_snapshots(std::move(series), {.growth_threshold_percent = args.growth_threshold});
     try {
