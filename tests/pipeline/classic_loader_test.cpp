@@ -9,6 +9,7 @@
 
 #include "pipeline.h"
 #include "reports.h"
+#include "reports/classic_text.h"
 #include "test_support.h"
 
 using namespace heapgraph;
@@ -16,10 +17,7 @@ using namespace heapgraph;
 namespace {
 
 std::string classic_text(const std::string& dump_file) {
-    LoadedDump dump = load_dump(test::data_path(dump_file), {});
-    std::ostringstream out;
-    reports::write_classic({dump.graph, dump.addresses, "test", dump.info.id_size == 4 ? 4u : 8u, false}, out);
-    return out.str();
+    return test::classic_of(load_dump(test::data_path(dump_file), {}));
 }
 
 // ASCII to IBM-1047, inverted from the reader's own table ('\n' becomes NL, 0x15).

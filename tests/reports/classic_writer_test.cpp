@@ -9,17 +9,14 @@
 
 #include "pipeline.h"
 #include "reports.h"
+#include "reports/classic_text.h"
 #include "test_support.h"
 
 using namespace heapgraph;
 
 namespace {
 
-std::string classic_of(const LoadedDump& dump, bool sdk, const std::string& version = "test") {
-    std::ostringstream out;
-    reports::write_classic({dump.graph, dump.addresses, version, dump.info.id_size == 4 ? 4u : 8u, sdk}, out);
-    return out.str();
-}
+using test::classic_of;
 
 LoadedDump load_text(const std::string& text, const std::string& name) {
     return load_dump_bytes(std::vector<std::uint8_t>(text.begin(), text.end()), name, {});
