@@ -18,15 +18,37 @@ add() {  # add TARGET FILE: the file if under 1 MiB, and its first 64 KiB if big
     if [ "$(stat -c %s "$file")" -gt 65536 ]; then head -c 65536 "$file" > "$seeds/$target/$name.64k"; fi
 }
 
-for f in data/hprof/* data/hprof-android/* data/samples/leakdemo.hprof; do add hprof "$f"; done
+chunked_gzip() {  # chunked_gzip FILE BLOCK OUT: HotSpot's `jcmd -gz` layout, with small blocks
+    local file=$1 block=$2 out=$3 parts first=1
+    parts=$(mktemp -d)
+    split -b "$block" -a 4 -d "$file" "$parts/block"
+    : > "$out"
+    for part in "$parts"/block*; do  # gzip -n writes a 10-byte header with no flags: swap it
+        if [ $first = 1 ]; then printf '\037\213\010\020\000\000\000\000\004\000HPROF BLOCKSIZE=%s\000' "$block"
+        else printf '\037\213\010\000\000\000\000\000\004\003'; fi >> "$out"
+        gzip -9 -n -c "$part" | tail -c +11 >> "$out"
+        first=0
+    done
+    rm -r "$parts"
+}
+
+# The first 64 KiB of a real HPROF hold only names and classes: data/fuzz-seeds/hprof holds
+# small whole dumps cut from them (fuzz/shrink_hprof.py) that reach the heap dump decoder.
+for f in data/hprof/* data/hprof-android/* data/samples/leakdemo.hprof data/fuzz-seeds/hprof/*; do add hprof "$f"; done
 for f in data/hprof-gz/* data/samples/*.hprof.gz; do add hprof_gz "$f"; done
-gzip -9 -c data/hprof/sun_jdk6_18_x32.hprof > "$seeds/hprof_gz/sun_jdk6_18_x32.hprof.gz"
+# Real chunked files hold 1 MiB blocks, too big for fast executions: the same layout in
+# 2 KiB blocks, and plain gzip, of the small whole dumps.
+for f in data/fuzz-seeds/hprof/{sun_jdk6_18_x32,oracle_jdk8_05_x64,leak_service_binder}.small.hprof; do
+    chunked_gzip "$f" 2048 "$seeds/hprof_gz/$(basename "$f").2k-blocks.gz"
+done
+gzip -9 -c data/fuzz-seeds/hprof/sun_jdk6_31_hprofagent_compressedOops.small.hprof > "$seeds/hprof_gz/hprofagent.small.hprof.gz"
 for f in data/phd/*.phd; do add phd "$f"; done
 for f in data/phd/javacore*; do add javacore "$f"; done
 
 cli=$build/cli/heapgraph
 export ASAN_OPTIONS=detect_leaks=0  # the fuzz tree's CLI is instrumented; leaks are the tests' business
-for dump in data/phd/heapdump.20100209.165721.4484.phd data/hprof/sun_jdk6_18_x32.hprof; do
+for dump in data/phd/heapdump.20100209.165721.4484.phd data/hprof/sun_jdk6_18_x32.hprof \
+            data/fuzz-seeds/hprof/oracle_jdk8_05_x64.small.hprof; do
     name=$(basename "$dump")
     "$cli" convert "$dump" --to classic -o "$seeds/classic/$name.openj9.txt"
     "$cli" convert "$dump" --to classic --variant sdk -o "$seeds/classic/$name.sdk.txt"

@@ -19,6 +19,7 @@ namespace heapgraph {
 namespace {
 
 constexpr std::uint64_t kRoundBytes = 32u << 20;  // compressed bytes per parallel round
+constexpr std::uint64_t kMaxDeflateRatio = 1032;  // deflate never inflates more than this per input byte
 
 DecodeError gzip_error(std::uint64_t offset, std::string message) {
     return DecodeError{offset, "gzip member", std::move(message)};
@@ -116,11 +117,13 @@ public:
 
     // The member starting at `start`, or nullopt when no valid member starts there. HotSpot
     // never writes a member of more than BLOCKSIZE raw bytes, so the buffer is that big and
-    // no bigger: a member that needs more is flagged (a bomb cannot make us allocate).
+    // no bigger: a member that needs more is flagged (a bomb cannot make us allocate). Nor
+    // bigger than what the bytes left can inflate to (deflate expands at most 1032:1): a
+    // short file whose comment claims a 1 GiB BLOCKSIZE must not make us allocate 1 GiB.
     std::optional<Member> inflate(Bytes gz, std::uint64_t start) {
         Member m;
         m.start = start;
-        m.data.resize(block_ + 64);
+        m.data.resize(std::min(block_, (gz.size() - start) * kMaxDeflateRatio) + 64);
         std::size_t in_used = 0, out_used = 0;
         auto rc = libdeflate_gzip_decompress_ex(d_.get(), gz.data() + start, gz.size() - start, m.data.data(),
                                                 m.data.size(), &in_used, &out_used);

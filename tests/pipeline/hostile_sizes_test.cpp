@@ -266,3 +266,15 @@ TEST_CASE("hostile sizes: a gzip bomb stops at max_inflated_bytes, naming the me
     e = check_refused(huge_block, "huge-block.hprof.gz", 31);
     CHECK(std::string(e.what()).find("record tag 0x00 is not a known top-level tag") != std::string::npos);
 }
+
+TEST_CASE("hostile sizes: a small chunked gzip claiming a 1 GiB BLOCKSIZE allocates for its bytes, not for the claim") {
+    // Each worker's member buffer is BLOCKSIZE, bounded by what the bytes left can inflate to
+    // (deflate expands at most 1032:1): 4 KiB of zeros deflate to a few dozen bytes.
+    ByteBuilder b = hprof();
+    std::vector<std::uint8_t> raw = b.bytes;
+    raw.resize(4096);
+    std::vector<std::uint8_t> chunked = gzip(raw, "HPROF BLOCKSIZE=1073741824");
+    CHECK(chunked.size() < 200);
+    DumpError e = check_refused(chunked, "big-block.hprof.gz", 31);
+    CHECK(std::string(e.what()).find("record tag 0x00 is not a known top-level tag") != std::string::npos);
+}
