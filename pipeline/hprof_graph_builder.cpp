@@ -130,7 +130,9 @@ private:
     // and the offset of its second record, both independent of thread timing.
     [[noreturn]] void fail_on_duplicate(std::vector<ObjectId> duplicates) {
         std::map<ObjectId, int> seen;
-        if (duplicates.empty()) {  // sparse index: find them by counting
+        if (duplicates.empty()) {  // sparse index: find them by counting, class ids too (fuzz finding)
+            for (const ClassDump& c : parts_.classes)
+                if (c.class_id != 0 && ++seen[c.class_id] == 2) duplicates.push_back(c.class_id);
             for (const EdgeBlock& block : parts_.blocks) {
                 BlockReader reader(block);
                 BlockReader::Entry e;
@@ -142,19 +144,19 @@ private:
             seen.clear();
         }
         ObjectId lowest = *std::min_element(duplicates.begin(), duplicates.end());
-        std::uint64_t offset = 0;
-        int times = 0;
+        std::vector<std::uint64_t> offsets;  // of every record at that address: class or object
         for (const ClassDump& c : parts_.classes)
-            if (c.class_id == lowest && ++times == 2) offset = c.file_offset;
+            if (c.class_id == lowest) offsets.push_back(c.file_offset);
         for (const EdgeBlock& block : parts_.blocks) {
             BlockReader reader(block);
             BlockReader::Entry e;
-            while (times < 2 && reader.next(e)) {
-                if (e.address == lowest && ++times == 2) offset = e.file_offset;
+            while (reader.next(e)) {
+                if (e.address == lowest) offsets.push_back(e.file_offset);
                 for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
             }
         }
-        throw DumpError(info_.path, {offset, "heap dump", "dumps object " + hex_offset(lowest) +
+        std::sort(offsets.begin(), offsets.end());
+        throw DumpError(info_.path, {offsets.at(1), "heap dump", "dumps object " + hex_offset(lowest) +
                                                              " a second time: one address cannot hold two objects"});
     }
 

@@ -56,6 +56,18 @@ TEST_CASE("fuzz regression: a PHD object whose gaps land on address 0 is an erro
     }
 }
 
+TEST_CASE("fuzz regression: an HPROF instance at a class's id is a duplicate named at its offset, not a read past an empty list") {
+    // 9,838 bytes from fuzz_hprof, mutated from a seed in data/fuzz-seeds: an INSTANCE DUMP at
+    // 0xeef reuses the id of the CLASS DUMP at 0x8b7. The sparse address index saw the
+    // duplicate, but the pass that names it counted object records only, found none and took
+    // the lowest of an empty list.
+    auto bytes = test::read_file(test::data_path("fuzz-regressions/hprof-class-id-as-instance.hprof"));
+    REQUIRE(bytes.size() == 9838);
+    for (bool allow : {false, true})
+        CHECK(load_message(bytes, allow) ==
+              "regression @0x00000eef: heap dump dumps object 0xfe000000 a second time: one address cannot hold two objects");
+}
+
 TEST_CASE("fuzz regression: every input in data/fuzz-regressions loads or fails with an offset") {
     const std::regex offset(R"(^regression @0x[0-9a-f]{8}: |^regression( is not| : gzip))");
     for (const auto& entry : std::filesystem::directory_iterator(test::data_path("fuzz-regressions"))) {
