@@ -64,22 +64,25 @@ Inflation stream_with_zlib(Bytes gz, std::uint64_t from, std::uint64_t produced_
     z_stream stream{};
     if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw DumpError(name, gzip_error(0, "zlib init failed"));
     std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&stream, inflateEnd);
-    std::vector<std::uint8_t> window(4u << 20);
+    // Not zero-filled: zlib writes what it produces, and filling 4 MiB per call was most of
+    // the time of a small file (fuzzing).
+    const std::size_t window_size = 4u << 20;
+    auto window = std::make_unique_for_overwrite<std::uint8_t[]>(window_size);
     std::uint64_t in_pos = from, member_start = from, produced_total = produced_before, members = 0, released = from;
     while (in_pos < gz.size()) {
         std::uint64_t in_chunk = std::min<std::uint64_t>(gz.size() - in_pos, 1u << 30);
         stream.next_in = const_cast<Bytef*>(gz.data() + in_pos);
         stream.avail_in = static_cast<uInt>(in_chunk);
-        stream.next_out = window.data();
-        stream.avail_out = static_cast<uInt>(window.size());
+        stream.next_out = window.get();
+        stream.avail_out = static_cast<uInt>(window_size);
         int rc = inflate(&stream, Z_NO_FLUSH);
-        std::uint64_t produced = window.size() - stream.avail_out;
+        std::uint64_t produced = window_size - stream.avail_out;
         in_pos += in_chunk - stream.avail_in;
         produced_total += produced;
         if (produced_total > options.max_inflated_bytes)
             throw DumpError(name, gzip_error(member_start, "inflates past the limit of " +
                                                                std::to_string(options.max_inflated_bytes) + " bytes"));
-        write_all(fd, window.data(), produced, name);
+        write_all(fd, window.get(), produced, name);
         if (file_mapping && in_pos - released >= (64u << 20)) {
             release_pages(gz.subspan(released, in_pos - released));
             released = in_pos;
@@ -123,24 +126,33 @@ public:
     std::optional<Member> inflate(Bytes gz, std::uint64_t start) {
         Member m;
         m.start = start;
-        m.data.resize(std::min(block_, (gz.size() - start) * kMaxDeflateRatio) + 64);
+        reserve(std::min(block_, (gz.size() - start) * kMaxDeflateRatio) + 64);
         std::size_t in_used = 0, out_used = 0;
-        auto rc = libdeflate_gzip_decompress_ex(d_.get(), gz.data() + start, gz.size() - start, m.data.data(),
-                                                m.data.size(), &in_used, &out_used);
+        auto rc = libdeflate_gzip_decompress_ex(d_.get(), gz.data() + start, gz.size() - start, scratch_.get(),
+                                                scratch_size_, &in_used, &out_used);
         if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
-            m.data = {};
             m.over_block = true;
             return m;
         }
         if (rc != LIBDEFLATE_SUCCESS) return std::nullopt;
-        m.data.resize(out_used);
+        m.data.assign(scratch_.get(), scratch_.get() + out_used);
         m.end = start + in_used;
         return m;
     }
 
 private:
+    // One buffer for all the members a worker inflates, grown when a member may need more,
+    // and not zero-filled (libdeflate writes what it produces).
+    void reserve(std::uint64_t bytes) {
+        if (bytes <= scratch_size_) return;
+        scratch_ = std::make_unique_for_overwrite<std::uint8_t[]>(bytes);
+        scratch_size_ = bytes;
+    }
+
     std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d_;
     std::uint64_t block_;
+    std::unique_ptr<std::uint8_t[]> scratch_;
+    std::uint64_t scratch_size_ = 0;
 };
 
 bool looks_like_member(Bytes gz, std::uint64_t at) {
