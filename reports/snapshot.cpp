@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -72,6 +73,25 @@ Json to_json(const Snapshot& s) {
     return out;
 }
 
+// Numbers as the writer wrote them. nlohmann's get<> casts whatever number it finds: a
+// float past 2^64 into an integer is undefined behaviour (a fuzz finding), a negative one
+// wraps.
+std::uint64_t whole(const Json& v) {
+    if (!v.is_number_unsigned()) throw std::invalid_argument(std::string("expected a whole number, found a ") + v.type_name());
+    return v.get<std::uint64_t>();
+}
+
+std::int64_t signed_whole(const Json& v) {
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX))
+        throw std::invalid_argument(std::string("expected an integer, found a ") + v.type_name());
+    return v.get<std::int64_t>();
+}
+
+double real(const Json& v) {
+    if (!v.is_number()) throw std::invalid_argument(std::string("expected a number, found a ") + v.type_name());
+    return v.get<double>();
+}
+
 Snapshot from_json(const Json& in, const std::string& source) {
     Snapshot s;
     s.source = source;
@@ -80,17 +100,17 @@ Snapshot from_json(const Json& in, const std::string& source) {
     const Json& dump = in.at("dump");
     s.dump_path = dump.at("path").get<std::string>();
     s.format = dump.at("format").get<std::string>();
-    s.dump_bytes = dump.at("bytes").get<std::uint64_t>();
-    s.inflated_bytes = dump.at("inflated_bytes").get<std::uint64_t>();
+    s.dump_bytes = whole(dump.at("bytes"));
+    s.inflated_bytes = whole(dump.at("inflated_bytes"));
     const Json& summary = in.at("summary");
-    s.objects = summary.at("objects").get<std::uint64_t>();
-    s.reachable_objects = summary.at("reachable_objects").get<std::uint64_t>();
-    s.retained_bytes_total = summary.at("retained_bytes_total").get<std::uint64_t>();
-    s.classes = summary.at("classes").get<std::uint64_t>();
-    s.holder_min_percent = in.at("holder_min_percent").get<double>();
+    s.objects = whole(summary.at("objects"));
+    s.reachable_objects = whole(summary.at("reachable_objects"));
+    s.retained_bytes_total = whole(summary.at("retained_bytes_total"));
+    s.classes = whole(summary.at("classes"));
+    s.holder_min_percent = real(in.at("holder_min_percent"));
     for (const Json& row : in.at("histogram"))
-        s.histogram.push_back({row.at(0).get<std::string>(), row.at(1).get<std::uint64_t>(), row.at(2).get<std::uint64_t>(),
-                               row.at(3).get<std::uint64_t>()});
+        s.histogram.push_back({row.at(0).get<std::string>(), whole(row.at(1)), whole(row.at(2)),
+                               whole(row.at(3))});
     for (const Json& row : in.at("holders")) {
         SnapshotHolder h;
         const Json& path = row.at(0);
@@ -100,12 +120,14 @@ Snapshot from_json(const Json& in, const std::string& source) {
         h.anchor_kind = row.at(1).get<std::string>();
         h.signature = graph::holder_signature(h.path, h.anchor_kind);
         h.class_name = h.path.back().class_name;
-        std::int64_t parent = row.at(2).get<std::int64_t>();
+        std::int64_t parent = signed_whole(row.at(2));
         if (parent >= static_cast<std::int64_t>(s.holders.size())) throw std::out_of_range("holder parent after its child");
         h.parent = parent < 0 ? graph::kNoHolder : static_cast<std::uint32_t>(parent);
-        h.depth = row.at(3).get<std::uint32_t>();
-        h.retained_bytes = row.at(4).get<std::uint64_t>();
-        h.retained_objects = row.at(5).get<std::uint64_t>();
+        std::uint64_t depth = whole(row.at(3));
+        if (depth > UINT32_MAX) throw std::out_of_range("holder depth " + std::to_string(depth));
+        h.depth = static_cast<std::uint32_t>(depth);
+        h.retained_bytes = whole(row.at(4));
+        h.retained_objects = whole(row.at(5));
         s.holders.push_back(std::move(h));
     }
     return s;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include <fstream>
 #include <sstream>
@@ -98,6 +99,80 @@ TEST_CASE("snapshot: a written snapshot reads back the same, and its JSON keeps 
     Diff d = diff_snapshots({s, back}, {});
     CHECK(d.growers.empty());
     CHECK(d.classes.empty());
+}
+
+namespace {
+
+void put_le(std::string& out, std::uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
+}
+
+// Writes `payload` as a snapshot file with a valid header and checksum (reports/snapshot.cpp
+// gives the layout), so that only the JSON is wrong.
+std::string framed_snapshot(const std::string& payload, const std::string& name) {
+    uLongf packed_bytes = compressBound(payload.size());
+    std::string packed(packed_bytes, '\0');
+    compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_bytes, reinterpret_cast<const Bytef*>(payload.data()),
+              payload.size(), 1);
+    packed.resize(packed_bytes);
+    std::string file("\x89HGSNAP\n", 8);
+    put_le(file, kSnapshotVersion, 4);
+    put_le(file, crc32(0, reinterpret_cast<const Bytef*>(packed.data()), static_cast<uInt>(packed.size())), 4);
+    put_le(file, packed.size(), 8);
+    put_le(file, payload.size(), 8);
+    std::string path = heapgraph::test::temp_dir() + "/" + name;
+    std::ofstream(path, std::ios::binary) << file << packed;
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("snapshot: a count that is a float, negative or past 2^64 is refused by name, not cast") {
+    // fuzz_snapshot found 2.88889e+38 as a count: nlohmann's get<uint64_t> cast it, which is
+    // undefined behaviour. Each number must be the kind the writer writes.
+    Snapshot s = heap(1000, 100, 500, true);
+    s.dump_path = "x.hprof", s.format = "hprof", s.tool_version = "t", s.holder_min_percent = 0.5;
+    std::string path = heapgraph::test::temp_dir() + "/good.snap";
+    {
+        std::ofstream out(path, std::ios::binary);
+        write_snapshot(s, out);
+    }
+    Snapshot back = read_snapshot(path);
+    CHECK(back.retained_bytes_total == 1000);
+    // The payload as the writer made it, then one number changed at a time.
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::uint64_t inflated = 0;  // header bytes 24..31
+    for (int i = 7; i >= 0; --i) inflated = inflated << 8 | static_cast<unsigned char>(bytes[24 + i]);
+    std::string text(inflated, '\0');
+    uLongf text_bytes = text.size();
+    REQUIRE(uncompress(reinterpret_cast<Bytef*>(text.data()), &text_bytes,
+                       reinterpret_cast<const Bytef*>(bytes.data() + 32), bytes.size() - 32) == Z_OK);
+    const nlohmann::json good = nlohmann::json::parse(text);
+    struct Case {
+        const char* pointer;
+        nlohmann::json value;
+        const char* found;
+    };
+    for (const Case& c : {Case{"/summary/retained_bytes_total", 2.88889e38, "expected a whole number, found a number"},
+                          Case{"/summary/objects", -1, "expected a whole number, found a number"},
+                          Case{"/histogram/0/1", 1.5, "expected a whole number, found a number"},
+                          Case{"/holders/1/2", 0.5, "expected an integer, found a number"},
+                          Case{"/holders/1/3", 4294967296ull, "holder depth 4294967296"},
+                          Case{"/holder_min_percent", "1", "expected a number, found a string"}}) {
+        CAPTURE(c.pointer);
+        nlohmann::json changed = good;
+        changed[nlohmann::json::json_pointer(c.pointer)] = c.value;
+        std::string bad = framed_snapshot(changed.dump(), "bad.snap");
+        std::string message;
+        try {
+            read_snapshot(bad);
+        } catch (const SnapshotError& e) {
+            message = e.what();
+        }
+        CHECK(message.find(bad + ": not a usable heapgraph snapshot: payload is not a version 1 snapshot: ") == 0);
+        CHECK(message.find(c.found) != std::string::npos);
+    }
 }
 
 TEST_CASE("diff html: dump strings cannot escape the embedded JSON") {
