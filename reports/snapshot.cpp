@@ -211,7 +211,10 @@ Snapshot read_snapshot(const std::string& path) {
         std::snprintf(text, sizeof text, "checksum mismatch (stored 0x%08x, computed 0x%08x): the file is corrupt", stored, computed);
         throw fail(text);
     }
-    if (inflated > kMaxInflatedBytes) throw fail("inflated size " + std::to_string(inflated) + " is implausible");
+    // Deflate expands at most 1032:1: a bigger claim is refused before its buffer is made.
+    if (inflated > kMaxInflatedBytes || inflated > packed * 1032 + 64)
+        throw fail("inflated size " + std::to_string(inflated) + " is implausible for " + std::to_string(packed) +
+                   " payload bytes");
     std::string text(inflated, '\0');
     uLongf text_bytes = inflated;
     if (uncompress(reinterpret_cast<Bytef*>(text.data()), &text_bytes, reinterpret_cast<const Bytef*>(bytes.data() + kHeaderBytes),

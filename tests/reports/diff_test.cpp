@@ -175,6 +175,24 @@ TEST_CASE("snapshot: a count that is a float, negative or past 2^64 is refused b
     }
 }
 
+TEST_CASE("snapshot: a header claiming more than its payload can inflate to is refused before the buffer is made") {
+    // A valid frame of 16 payload bytes whose header claims 512 MiB inflated.
+    std::string path = framed_snapshot("{\"schema\":\"x\"}", "claims.snap");
+    std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+    std::string claim;
+    put_le(claim, 512u << 20, 8);
+    file.seekp(24);
+    file.write(claim.data(), 8);
+    file.close();
+    std::string message;
+    try {
+        read_snapshot(path);
+    } catch (const SnapshotError& e) {
+        message = e.what();
+    }
+    CHECK(message.find(path + ": not a usable heapgraph snapshot: inflated size 536870912 is implausible for ") == 0);
+}
+
 TEST_CASE("diff html: dump strings cannot escape the embedded JSON") {
     Snapshot a = heap(1000, 100, 500, true), b = heap(2000, 900, 520, true);
     for (Snapshot* s : {&a, &b}) {
