@@ -17,10 +17,10 @@ namespace {
 
 // Fixed sizes of the root and Android sub-records, in ids plus extra bytes.
 struct FixedLayout {
-    std::uint8_t ids;
-    std::uint8_t extra;
-    RootKind root;
-    bool is_root;
+    std::uint8_t ids = 0;
+    std::uint8_t extra = 0;
+    RootKind root{};
+    bool is_root = false;
 };
 
 bool fixed_layout(std::uint8_t tag, FixedLayout& out) {

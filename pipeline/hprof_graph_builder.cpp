@@ -55,8 +55,7 @@ void for_each_block(std::size_t blocks, Body body) {
 
 class Builder {
 public:
-    Builder(HprofParts& parts, DumpInfo& info, const LoadOptions& options)
-        : parts_(parts), info_(info), options_(options), index_(address_range()) {
+    Builder(HprofParts& parts, DumpInfo& info) : parts_(parts), info_(info), index_(address_range()) {
         for (const ClassDump& c : parts.classes) by_id_.emplace(c.class_id, &c);
     }
 
@@ -576,7 +575,6 @@ private:
 
     HprofParts& parts_;
     DumpInfo& info_;
-    const LoadOptions& options_;
     AddressIndex index_;
     std::unordered_map<ObjectId, const ClassDump*> by_id_;
     std::vector<ObjectId> addresses_;
@@ -596,8 +594,8 @@ private:
 
 }  // namespace
 
-LoadedDump build_hprof_graph(HprofParts& parts, DumpInfo& info, const LoadOptions& options) {
-    return Builder(parts, info, options).build();
+LoadedDump build_hprof_graph(HprofParts& parts, DumpInfo& info, const LoadOptions&) {
+    return Builder(parts, info).build();
 }
 
 }  // namespace heapgraph
