@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph.h"
@@ -126,6 +127,8 @@ struct Snapshot {
 };
 Snapshot make_snapshot(const Analysis& analysis, const std::vector<graph::Holder>& holders, double holder_min_percent);
 void write_snapshot(const Snapshot& snapshot, std::ostream& out);
+// The file write_snapshot writes for a JSON payload: header, checksum, deflated payload.
+std::string snapshot_file_bytes(std::string_view payload);
 // True when the file starts with the snapshot magic (diff tells snapshots from dumps so).
 bool is_snapshot_file(const std::string& path);
 // Throws SnapshotError naming the file and the problem (version, checksum, truncation).

@@ -166,20 +166,23 @@ Snapshot make_snapshot(const Analysis& a, const std::vector<graph::Holder>& hold
     return s;
 }
 
-void write_snapshot(const Snapshot& s, std::ostream& out) {
-    std::string text = to_json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    uLongf packed_bytes = compressBound(text.size());
+std::string snapshot_file_bytes(std::string_view payload) {
+    uLongf packed_bytes = compressBound(payload.size());
     std::string packed(packed_bytes, '\0');
-    if (compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_bytes, reinterpret_cast<const Bytef*>(text.data()),
-                  text.size(), 9) != Z_OK)
+    if (compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_bytes, reinterpret_cast<const Bytef*>(payload.data()),
+                  payload.size(), 9) != Z_OK)
         throw std::runtime_error("snapshot: deflate failed");
     packed.resize(packed_bytes);
-    std::string header(kMagic.begin(), kMagic.end());
-    put_le(header, kSnapshotVersion, 4);
-    put_le(header, crc32(0, reinterpret_cast<const Bytef*>(packed.data()), packed.size()), 4);
-    put_le(header, packed.size(), 8);
-    put_le(header, text.size(), 8);
-    out << header << packed;
+    std::string file(kMagic.begin(), kMagic.end());
+    put_le(file, kSnapshotVersion, 4);
+    put_le(file, crc32(0, reinterpret_cast<const Bytef*>(packed.data()), packed.size()), 4);
+    put_le(file, packed.size(), 8);
+    put_le(file, payload.size(), 8);
+    return file + packed;
+}
+
+void write_snapshot(const Snapshot& s, std::ostream& out) {
+    out << snapshot_file_bytes(to_json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 bool is_snapshot_file(const std::string& path) {

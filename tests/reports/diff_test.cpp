@@ -103,26 +103,22 @@ TEST_CASE("snapshot: a written snapshot reads back the same, and its JSON keeps 
 
 namespace {
 
-void put_le(std::string& out, std::uint64_t value, int bytes) {
-    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
+// Writes `payload` as a snapshot file with a valid header and checksum, so that only the
+// JSON is wrong.
+std::string framed_snapshot(const std::string& payload, const std::string& name) {
+    std::string path = heapgraph::test::temp_dir() + "/" + name;
+    std::ofstream(path, std::ios::binary) << snapshot_file_bytes(payload);
+    return path;
 }
 
-// Writes `payload` as a snapshot file with a valid header and checksum (reports/snapshot.cpp
-// gives the layout), so that only the JSON is wrong.
-std::string framed_snapshot(const std::string& payload, const std::string& name) {
-    uLongf packed_bytes = compressBound(payload.size());
-    std::string packed(packed_bytes, '\0');
-    compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_bytes, reinterpret_cast<const Bytef*>(payload.data()),
-              payload.size(), 1);
-    packed.resize(packed_bytes);
-    std::string file("\x89HGSNAP\n", 8);
-    put_le(file, kSnapshotVersion, 4);
-    put_le(file, crc32(0, reinterpret_cast<const Bytef*>(packed.data()), static_cast<uInt>(packed.size())), 4);
-    put_le(file, packed.size(), 8);
-    put_le(file, payload.size(), 8);
-    std::string path = heapgraph::test::temp_dir() + "/" + name;
-    std::ofstream(path, std::ios::binary) << file << packed;
-    return path;
+// The SnapshotError read_snapshot gives, or "" when the file reads.
+std::string snapshot_error(const std::string& path) {
+    try {
+        read_snapshot(path);
+    } catch (const SnapshotError& e) {
+        return e.what();
+    }
+    return "";
 }
 
 }  // namespace
@@ -164,12 +160,7 @@ TEST_CASE("snapshot: a count that is a float, negative or past 2^64 is refused b
         nlohmann::json changed = good;
         changed[nlohmann::json::json_pointer(c.pointer)] = c.value;
         std::string bad = framed_snapshot(changed.dump(), "bad.snap");
-        std::string message;
-        try {
-            read_snapshot(bad);
-        } catch (const SnapshotError& e) {
-            message = e.what();
-        }
+        std::string message = snapshot_error(bad);
         CHECK(message.find(bad + ": not a usable heapgraph snapshot: payload is not a version 1 snapshot: ") == 0);
         CHECK(message.find(c.found) != std::string::npos);
     }
@@ -179,18 +170,11 @@ TEST_CASE("snapshot: a header claiming more than its payload can inflate to is r
     // A valid frame of 16 payload bytes whose header claims 512 MiB inflated.
     std::string path = framed_snapshot("{\"schema\":\"x\"}", "claims.snap");
     std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
-    std::string claim;
-    put_le(claim, 512u << 20, 8);
+    const std::uint64_t claim = 512u << 20;  // little-endian, as the header stores it
     file.seekp(24);
-    file.write(claim.data(), 8);
+    file.write(reinterpret_cast<const char*>(&claim), 8);
     file.close();
-    std::string message;
-    try {
-        read_snapshot(path);
-    } catch (const SnapshotError& e) {
-        message = e.what();
-    }
-    CHECK(message.find(path + ": not a usable heapgraph snapshot: inflated size 536870912 is implausible for ") == 0);
+    CHECK(snapshot_error(path).find(path + ": not a usable heapgraph snapshot: inflated size 536870912 is implausible for ") == 0);
 }
 
 TEST_CASE("diff html: dump strings cannot escape the embedded JSON") {
