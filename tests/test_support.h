@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "pipeline.h"
+
 namespace heapgraph::test {
 
 inline std::string data_path(const std::string& relative) {
@@ -79,6 +81,21 @@ inline std::string slurp(const std::string& path) {
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
+}
+
+// The error loading `bytes` gives, or "" when they load (and, with `dominators`, get their
+// dominator tree too: a reader that accepts bad bytes hands the graph whatever they claim).
+inline std::string load_error(Bytes bytes, const std::string& name, const LoadOptions& options = {},
+                              bool dominators = false) {
+    try {
+        LoadedDump dump = load_dump_bytes(bytes, name, options);
+        if (dominators) (void)graph::compute_retained(dump.graph, {.keep_unreachable = dump.info.roots_inferred});
+        return "";
+    } catch (const DumpError& e) {
+        return e.what();
+    } catch (const UnreadableDump& e) {
+        return e.what();
+    }
 }
 
 }  // namespace heapgraph::test

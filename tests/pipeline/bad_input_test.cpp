@@ -13,14 +13,7 @@ namespace {
 
 // Loads the first `size` bytes; returns "" on success, else the error message.
 std::string load_prefix(const std::vector<std::uint8_t>& bytes, std::size_t size) {
-    try {
-        load_dump_bytes(Bytes(bytes.data(), size), "cut.hprof", {});
-        return "";
-    } catch (const DumpError& e) {
-        return e.what();
-    } catch (const UnreadableDump& e) {
-        return e.what();
-    }
+    return test::load_error(Bytes(bytes.data(), size), "cut.hprof");
 }
 
 }  // namespace

@@ -13,20 +13,12 @@ using namespace heapgraph;
 
 namespace {
 
-// "" when the bytes load, else the error message.
+// The error message, or "" when the bytes load and get a dominator tree.
 std::string load_message(const std::vector<std::uint8_t>& bytes, bool allow_truncated) {
     LoadOptions options;
     options.threads = 1;
     options.allow_truncated = allow_truncated;
-    try {
-        LoadedDump dump = load_dump_bytes(bytes, "regression", options);
-        (void)graph::compute_retained(dump.graph, {.keep_unreachable = dump.info.roots_inferred});
-        return "";
-    } catch (const DumpError& e) {
-        return e.what();
-    } catch (const UnreadableDump& e) {
-        return e.what();
-    }
+    return test::load_error(bytes, "regression", options, true);
 }
 
 }  // namespace
