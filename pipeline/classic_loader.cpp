@@ -132,10 +132,8 @@ DecodeError cut_hint(Bytes text, DecodeError error) {
     if (text.empty() || text.back() == '\n') return error;
     std::uint64_t last_line = text.size();
     while (last_line > 0 && text[last_line - 1] != '\n') --last_line;
-    if (error.offset >= last_line)
-        error.message += " (the file ends at " + hex_offset(text.size()) +
-                         " inside this line: cut short? --allow-truncated reads it up to its last whole record)";
-    return error;
+    if (error.offset < last_line) return error;
+    return with_truncation_hint(std::move(error), "the file ends at " + hex_offset(text.size()) + " inside this line: ");
 }
 
 Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& info, const LoadOptions& options) {
@@ -205,7 +203,7 @@ Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std
     if (read_up_to < file_end)
         text += "; the last record or trailer, at " + hex_offset(read_up_to) + ", may have lost lines to the cut and was dropped (" +
                 std::to_string(file_end - read_up_to) + " bytes ignored)";
-    return {"truncated", 1, text + "; objects written after the cut are missing (references to them are counted as dangling)"};
+    return {"truncated", 1, text + "; " + kLostToCut};
 }
 
 }  // namespace

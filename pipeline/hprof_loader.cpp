@@ -64,11 +64,6 @@ void group_heap_record(TopLevel& top, const RecordFrame& frame, bool& in_segment
     }
 }
 
-DecodeError with_cut_hint(DecodeError error) {
-    error.message += " (cut short? --allow-truncated reads it up to its last whole record)";
-    return error;
-}
-
 // --allow-truncated: a cut heap dump record keeps the bytes that are there (the chunker stops
 // at its last whole sub-record); any other cut record is dropped.
 bool keep_cut_record(TopLevel& top, Bytes file, const CutRecord& cut, bool& in_segments) {
@@ -85,12 +80,15 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated) {
     top.header = take(info, read_hprof_header(file));
     bool in_segments = false;
     for (std::uint64_t offset = top.header.records_offset; offset < file.size();) {
-        if (auto cut = hprof_cut_record(file, offset)) {
-            if (!allow_truncated) fail(info, with_cut_hint(std::get<DecodeError>(read_record_frame(file, offset))));
+        auto framed = read_record_frame(file, offset);
+        if (auto* error = std::get_if<DecodeError>(&framed)) {
+            auto cut = hprof_cut_record(file, offset);  // the end of the file, or damage?
+            if (!cut) fail(info, std::move(*error));
+            if (!allow_truncated) fail(info, with_truncation_hint(std::move(*error)));
             if (keep_cut_record(top, file, *cut, in_segments)) ++info.records[hprof_tag_name(cut->frame.tag)];
             break;
         }
-        RecordFrame frame = take(info, read_record_frame(file, offset));
+        const RecordFrame& frame = std::get<RecordFrame>(framed);
         ++info.records[hprof_tag_name(frame.tag)];
         Bytes body = file.subspan(frame.body_offset, frame.tag == 0x0C || frame.tag == 0x1C ? 0 : frame.body_length);
         if (frame.tag == 0x0C || frame.tag == 0x1C || frame.tag == 0x2C) {
@@ -232,8 +230,7 @@ Warning truncation_warning(Bytes file, const CutRecord& cut, std::optional<std::
     if (cut.frame.tag == 0x0C || cut.frame.tag == 0x1C) {
         std::uint64_t last = stopped_at.value_or(end);
         text += "; read up to its last whole sub-record, which ends at " + hex_offset(last) + ": " +
-                std::to_string(end - last) + " bytes of a cut sub-record ignored; objects written after the cut "
-                "are missing, and references to them are counted as dangling";
+                std::to_string(end - last) + " bytes of a cut sub-record ignored; " + kLostToCut;
     } else {
         text += "; the record was ignored";
     }

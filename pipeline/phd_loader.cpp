@@ -21,8 +21,7 @@ Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std
     return {"truncated", 1,
             "the dump is cut short: " + cut.record + " at " + hex_offset(cut.offset) + " " + cut.message +
                 "; read up to the last whole record, which ends at " + hex_offset(read_up_to) + ": " +
-                std::to_string(file_end - read_up_to) + " bytes after it ignored, and objects written after the cut "
-                "are missing (references to them are counted as dangling)"};
+                std::to_string(file_end - read_up_to) + " bytes after it ignored; " + kLostToCut};
 }
 
 }  // namespace
@@ -39,8 +38,9 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
     if (options.dump_index != 0)
         throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
                          " is out of range: a PHD file holds 1 heap dump, numbered 0");
-    std::optional<DecodeError> cut;
-    std::vector<PhdRun> runs = take(info, scan_phd_runs(file, header, kRunBytes, options.allow_truncated ? &cut : nullptr));
+    std::optional<DecodeError> cut;  // the record the end of the file cuts, if one does
+    std::vector<PhdRun> runs = take(info, scan_phd_runs(file, header, kRunBytes, &cut));
+    if (cut && !options.allow_truncated) throw DumpError(info.path, with_truncation_hint(std::move(*cut)));
     clock.start("decode");
     // The same flow graph as HPROF: runs in order in, decoded in parallel, collected in order
     // (so the first error collected is the first in the file).
@@ -64,7 +64,7 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
         std::max<std::uint64_t>(2, options.bytes_in_flight / kRunBytes));
     if (first_error) throw DumpError(info.path, *first_error);
     clock.start("graph");
-    LoadedDump loaded = build_ibm_heap({records, header.word_bytes(), read_javacore_option(options, info)}, info);
+    LoadedDump loaded = build_ibm_heap({records, header.word_bytes(), read_javacore_option(options, info), {}}, info);
     clock.stop();
     if (cut) loaded.warnings.push_back(truncation_warning(*cut, runs.empty() ? header.body_offset : runs.back().end, file.size()));
     loaded.timings = std::move(timings);
