@@ -126,7 +126,10 @@ private:
         for (std::uint32_t i = 0; i < length && slot <= last; ++i) {
             NodeId to = node_of(read_id(bytes, elements + std::uint64_t{i} * id_, id_));
             if (to == graph::kNoNode) continue;
-            name(edges, slot++, to, "[" + std::to_string(i) + "]");
+            std::string index = "[";  // built in steps: gcc 12 misreads "[" + to_string(i) as an overflow
+            index += std::to_string(i);
+            index += ']';
+            name(edges, slot++, to, index);
         }
     }
 

@@ -56,7 +56,7 @@ TEST_CASE("address index: serial ids (the hprof agent's) and a single object") {
 TEST_CASE("address index: addresses spread over the whole 64-bit space fall back to sorting") {
     std::vector<std::uint64_t> addresses;
     std::mt19937_64 rng(11);
-    for (int i = 0; i < 3000; ++i) addresses.push_back((rng() | 1) & ~std::uint64_t{7} | 8);
+    for (int i = 0; i < 3000; ++i) addresses.push_back(((rng() | 1) & ~std::uint64_t{7}) | 8);
     std::sort(addresses.begin(), addresses.end());
     addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
     check_index(addresses, false);
