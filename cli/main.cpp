@@ -117,7 +117,7 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     const auto& collections = never_freed(new auto(heapgraph::graph::count_collections(dump.graph)));
     clock.start("paths");
     // Also before the dominator pass: leak-suspect paths follow the out rows it releases.
-    const auto& paths = never_freed(new auto(heapgraph::graph::shortest_path_tree(dump.graph, dump.weak_edges, dump.field_names)));
+    const auto& paths = never_freed(new auto(heapgraph::graph::shortest_path_tree(dump.graph, dump.weak_edges)));
     clock.start("dominators");
     // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
     // keep every object.
@@ -253,7 +253,7 @@ heapgraph::reports::Snapshot snapshot_of_dump(const std::string& path, const Dif
     if (!args.quiet)
         for (const auto& w : dump->warnings)
             std::cerr << "heapgraph: warning: " << path << ": " << w.count << " " << w.code << ": " << w.message << "\n";
-    auto paths = heapgraph::graph::shortest_path_tree(dump->graph, dump->weak_edges, dump->field_names);
+    auto paths = heapgraph::graph::shortest_path_tree(dump->graph, dump->weak_edges);
     bool keep_unreachable = dump->info.roots_inferred;
     auto retained = heapgraph::graph::compute_retained(dump->graph, {.keep_unreachable = keep_unreachable, .release_edges = true});
     heapgraph::graph::HolderOptions options;

@@ -22,7 +22,7 @@ inline bool try_load(Bytes bytes, bool allow_truncated) {
     options.allow_truncated = allow_truncated;
     try {
         LoadedDump dump = load_dump_bytes(bytes, "fuzz", options);
-        auto paths = graph::shortest_path_tree(dump.graph, dump.weak_edges, dump.field_names);
+        auto paths = graph::shortest_path_tree(dump.graph, dump.weak_edges);
         auto retained = graph::compute_retained(dump.graph, {.keep_unreachable = dump.info.roots_inferred});
         (void)graph::find_suspects(dump.graph, retained, paths, {});
         (void)graph::count_collections(dump.graph);

@@ -296,10 +296,6 @@ struct PathTree {
 // (unreachable ones, kept under --keep-unreachable) are taken as pseudo-roots in ascending
 // order and searched from, so every node has a path.
 PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges);
-// The older form: names are no longer needed to build the tree (edge_name reads them).
-inline PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const FieldNames&) {
-    return shortest_path_tree(graph, weak_edges);
-}
 // Root first, `v` last.
 std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v);
 // The edges of a path (root first, as path_from_root gives it): what name_edges reads back.

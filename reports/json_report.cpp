@@ -361,7 +361,7 @@ Json suspects_section(const Analysis& a) {
         if (a.graph.out.offsets.size() != a.graph.node_count() + std::size_t{1}) return nullptr;
         static const graph::FieldNames no_names;
         const graph::FieldNames& names = a.field_names ? *a.field_names : no_names;
-        local_paths = graph::shortest_path_tree(a.graph, {}, names);
+        local_paths = graph::shortest_path_tree(a.graph, {});
         local = graph::find_suspects(a.graph, a.retained, local_paths, {.threshold_percent = a.suspect_threshold});
         suspects = &local;
         with_paths.paths = &local_paths;

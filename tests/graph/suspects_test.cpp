@@ -40,7 +40,7 @@ TEST_CASE("suspect: the accumulation point is where the biggest child drops belo
     graph::HeapGraph g = small_graph({8, 8, 8, 100, 10, 300, 300, 300, 50}, {0, 0, 0, 1, 0, 1, 1, 1, 0},
                                      {{0, 1}, {1, 2}, {2, 3}, {2, 4}, {3, 5}, {3, 6}, {3, 7}}, {0, 8});
     graph::Retained r = graph::compute_retained(g, {});
-    graph::PathTree paths = graph::shortest_path_tree(g, {}, {});
+    graph::PathTree paths = graph::shortest_path_tree(g, {});
     auto suspects = graph::find_suspects(g, r, paths, {});
     REQUIRE(suspects.size() == 1);
     CHECK_FALSE(suspects[0].group);
@@ -50,7 +50,7 @@ TEST_CASE("suspect: the accumulation point is where the biggest child drops belo
     // A leaf is its own accumulation point.
     graph::HeapGraph leaf = small_graph({10, 1000, 5}, {0, 1, 0}, {{0, 1}}, {0, 2});
     graph::Retained lr = graph::compute_retained(leaf, {});
-    auto one = graph::find_suspects(leaf, lr, graph::shortest_path_tree(leaf, {}, {}), {});
+    auto one = graph::find_suspects(leaf, lr, graph::shortest_path_tree(leaf, {}), {});
     REQUIRE(one.size() == 1);
     CHECK(one[0].accumulation_point == 1);
 }
@@ -69,7 +69,7 @@ TEST_CASE("suspect: many small top-level objects of one class form a group with 
     }
     graph::HeapGraph g = small_graph(shallow, cls, edges, {0, 2});
     graph::Retained r = graph::compute_retained(g, {});
-    auto suspects = graph::find_suspects(g, r, graph::shortest_path_tree(g, {}, {}), {});
+    auto suspects = graph::find_suspects(g, r, graph::shortest_path_tree(g, {}), {});
     REQUIRE(suspects.size() == 1);
     CHECK(suspects[0].group);
     CHECK(g.classes[suspects[0].class_index].name == "com.example.A");
@@ -85,7 +85,7 @@ TEST_CASE("suspect paths do not follow weak edges while a strong path exists") {
     // 0 -weak-> 2; 0 -> 1 -> 2. Without the weak mark the path would be 0, 2.
     graph::HeapGraph g = small_graph({8, 8, 8, 8}, {0, 0, 0, 0}, {{0, 2}, {0, 1}, {1, 2}, {0, 3}}, {0});
     std::vector<graph::Edge> weak{{0, 2}, {0, 3}};
-    graph::PathTree paths = graph::shortest_path_tree(g, weak, {});
+    graph::PathTree paths = graph::shortest_path_tree(g, weak);
     CHECK(graph::path_from_root(paths, 2) == std::vector<NodeId>{0, 1, 2});
     CHECK_FALSE(paths.weak[2]);
     // Only a weak path to 3: taken as a fallback, and flagged.
@@ -96,7 +96,7 @@ TEST_CASE("suspect paths do not follow weak edges while a strong path exists") {
 TEST_CASE("suspects: ThreeLeaks gives exactly its three planted leaks, at the holding collections") {
     LoadedDump dump = load_dump(test::data_path("samples/threeleaks.hprof.gz"), {});
     CHECK_FALSE(dump.weak_edges.empty());  // ThreadLocalMap entries, soft caches ...
-    graph::PathTree paths = graph::shortest_path_tree(dump.graph, dump.weak_edges, dump.field_names);
+    graph::PathTree paths = graph::shortest_path_tree(dump.graph, dump.weak_edges);
     graph::Retained retained = graph::compute_retained(dump.graph, {.release_edges = true});
     auto suspects = graph::find_suspects(dump.graph, retained, paths, {});
     for (const auto& s : suspects) name_edges(dump, graph::path_edges(paths, s.path));  // gzip: the inflated file, still mapped
