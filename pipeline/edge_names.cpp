@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "byte_reader.h"
 #include "edge_names.h"
 #include "mapped_file.h"
 #include "pipeline.h"
@@ -25,11 +26,8 @@ namespace {
 
 using graph::NodeId;
 
-std::uint64_t read_id(Bytes bytes, std::uint64_t at, std::uint32_t size) {
-    std::uint64_t v = 0;
-    for (std::uint32_t k = 0; k < size; ++k) v = v << 8 | bytes[at + k];
-    return v;
-}
+// A big-endian id or length at `at` (the pass has checked the record fits).
+std::uint64_t read_id(Bytes bytes, std::uint64_t at, std::uint32_t size) { return ByteReader(bytes, at).u(size); }
 
 // MAT's names for the GC roots a thread holds.
 std::string local_name(const std::string& root_kind) {
