@@ -5,16 +5,26 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <system_error>
 
+#include "checks.h"
 #include "pipeline.h"
 #include "reports.h"
 
 namespace {
 
-enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed = 4, kGateFailed = 5 };
+enum Exit { kOk = 0, kUsage = 1, kBadDump = 2, kUnsupported = 3, kOutputFailed = 4, kGateFailed = 5, kOutOfMemory = 6 };
+
+const CLI::Validator kFinite([](std::string& text) { return heapgraph::cli::check_finite(text); }, "NUMBER");
+CLI::Validator count_up_to(unsigned long long max) {
+    return CLI::Validator([max](std::string& text) { return heapgraph::cli::check_count(text, max); }, "COUNT");
+}
+const CLI::Validator kFileName([](std::string& text) { return text.empty() ? std::string("an empty file name") : std::string(); },
+                               "FILE");
 
 constexpr const char* kAllowTruncatedHelp =
     "Read a dump cut short up to its last whole record, with a `truncated` warning saying what was lost";
@@ -62,13 +72,12 @@ std::vector<heapgraph::reports::StageTime> stage_times(const std::vector<heapgra
     return out;
 }
 
-// The fields of the paths to `ends` read back from the dump (HPROF), for edge names.
-void name_paths(heapgraph::LoadedDump& dump, const heapgraph::graph::PathTree& paths,
-                const std::vector<heapgraph::graph::NodeId>& ends, bool array_indexes) {
+// The fields of the edges into `nodes` read back from the dump (HPROF), for edge names.
+void name_path_edges(heapgraph::LoadedDump& dump, const heapgraph::graph::PathTree& paths,
+                     std::span<const heapgraph::graph::NodeId> nodes, bool array_indexes) {
     std::vector<heapgraph::graph::PathEdge> edges;
-    for (heapgraph::graph::NodeId v : ends)
-        for (const auto& e : heapgraph::graph::path_edges(paths, heapgraph::graph::path_from_root(paths, v)))
-            if (array_indexes || dump.graph.kind[e.from] != heapgraph::graph::NodeKind::object_array) edges.push_back(e);
+    for (const auto& e : heapgraph::graph::path_edges(paths, nodes))
+        if (array_indexes || dump.graph.kind[e.from] != heapgraph::graph::NodeKind::object_array) edges.push_back(e);
     heapgraph::name_edges(dump, edges);
 }
 
@@ -78,9 +87,13 @@ std::vector<heapgraph::graph::Holder> named_holders(heapgraph::LoadedDump& dump,
                                                     const heapgraph::graph::HolderOptions& options) {
     auto holders = heapgraph::graph::find_holders(dump.graph, retained, paths, dump.field_names, options);
     if (!dump.source || holders.empty()) return holders;
+    // Signatures show at most the last 16 steps of a path, and say "[]": indexes change between dumps.
     std::vector<heapgraph::graph::NodeId> ends;
-    for (const auto& h : holders) ends.push_back(h.node);
-    name_paths(dump, paths, ends, false);  // signatures say "[]": indexes change between dumps
+    for (const auto& h : holders) {
+        auto path = heapgraph::graph::path_from_root(paths, h.node);
+        ends.insert(ends.end(), path.end() - static_cast<std::ptrdiff_t>(std::min<std::size_t>(path.size(), 16)), path.end());
+    }
+    name_path_edges(dump, paths, ends, false);
     return heapgraph::graph::find_holders(dump.graph, retained, paths, dump.field_names, options);
 }
 
@@ -89,7 +102,7 @@ void save_snapshot(const std::string& path, const heapgraph::reports::Analysis& 
     heapgraph::graph::HolderOptions options;
     auto holders = named_holders(dump, analysis.retained, *analysis.paths, options);
     auto snapshot = heapgraph::reports::make_snapshot(analysis, holders, options.min_percent);
-    heapgraph::reports::write_atomically(path, [&](std::ostream& out) { heapgraph::reports::write_snapshot(snapshot, out); });
+    write_output(path, [&](std::ostream& out) { heapgraph::reports::write_snapshot(snapshot, out); });
 }
 
 // --fail-on-suspect on analyze: a leak suspect above PERCENT of the reachable heap.
@@ -126,13 +139,13 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
         heapgraph::graph::compute_retained(dump.graph, {.keep_unreachable = keep_unreachable,
                                                         .release_edges = true})));
     clock.start("suspects");
-    const auto& suspects = never_freed(new auto(heapgraph::graph::find_suspects(dump.graph, retained, paths,
-                                                                     {.threshold_percent = args.suspect_threshold})));
+    std::uint64_t suspects_left_out = 0;
+    const auto& suspects = never_freed(new auto(heapgraph::graph::find_suspects(
+        dump.graph, retained, paths, {.threshold_percent = args.suspect_threshold}, &suspects_left_out)));
     clock.start("path names");
-    std::vector<heapgraph::graph::NodeId> path_ends;
-    for (const auto& s : suspects)
-        if (!s.path.empty()) path_ends.push_back(s.path.back());
-    name_paths(dump, paths, path_ends, true);
+    std::vector<heapgraph::graph::NodeId> path_nodes;  // the steps the reports show
+    for (const auto& s : suspects) path_nodes.insert(path_nodes.end(), s.path.begin(), s.path.end());
+    name_path_edges(dump, paths, path_nodes, true);
     clock.start("report");
     heapgraph::reports::Analysis analysis{facts_of(dump.info), dump.graph, retained, dump.addresses, {},
                                           HEAPGRAPH_VERSION, args.top, keep_unreachable, &collections};
@@ -140,6 +153,7 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
     analysis.paths = &paths;
     analysis.field_names = &dump.field_names;
     analysis.suspect_threshold = args.suspect_threshold;
+    analysis.suspects_left_out = suspects_left_out;
     for (const auto& w : dump.warnings) {
         analysis.warnings.push_back({w.code, w.count, w.message});
         if (!args.quiet) std::cerr << "heapgraph: warning: " << w.count << " " << w.code << ": " << w.message << "\n";
@@ -162,6 +176,8 @@ int write_reports(const AnalyzeArgs& args, heapgraph::LoadedDump& dump) {
         if (!args.html.empty())
             write_output(args.html, [&](std::ostream& out) { out << html; });
         if (!args.save.empty()) save_snapshot(args.save, analysis, dump);
+    } catch (const std::bad_alloc&) {
+        throw;  // not a report that could not be written: analyze() says where memory ran out
     } catch (const std::exception& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kOutputFailed;
@@ -179,7 +195,13 @@ void attach_progress(AnalyzeArgs& args, std::shared_ptr<heapgraph::reports::Prog
 
 // Prints an exception from loading a dump as its one line and picks the exit code for it
 // (README "Exit codes").
-int exit_code_for(const std::exception& e) {
+int exit_code_for(const std::exception& e, const std::string& file) {
+    auto* system = dynamic_cast<const std::system_error*>(&e);  // no memory left for a worker thread
+    if (dynamic_cast<const std::bad_alloc*>(&e) || (system && (system->code() == std::errc::resource_unavailable_try_again ||
+                                                               system->code() == std::errc::not_enough_memory))) {
+        std::cerr << "heapgraph: " << heapgraph::cli::out_of_memory_line(file, heapgraph::current_stage()) << "\n";
+        return kOutOfMemory;
+    }
     std::cerr << "heapgraph: " << e.what() << "\n";
     if (dynamic_cast<const heapgraph::BadRequest*>(&e)) return kUsage;
     if (dynamic_cast<const heapgraph::UnsupportedFormat*>(&e)) return kUnsupported;
@@ -194,7 +216,7 @@ int analyze(AnalyzeArgs& args) {
         if (printer) printer->finish();
         return write_reports(args, dump);
     } catch (const std::exception& e) {  // DumpError, UnreadableDump, BadRequest, out of memory
-        return exit_code_for(e);
+        return exit_code_for(e, args.dump);
     }
 }
 
@@ -209,7 +231,7 @@ int convert(const ConvertArgs& args) {
     try {
         dump = std::make_unique<heapgraph::LoadedDump>(heapgraph::load_dump(args.dump, args.load));
     } catch (const std::exception& e) {
-        return exit_code_for(e);
+        return exit_code_for(e, args.dump);
     }
     const heapgraph::DumpInfo& info = dump->info;
     heapgraph::reports::ClassicOutput out{dump->graph, dump->addresses,
@@ -217,6 +239,8 @@ int convert(const ConvertArgs& args) {
                                           info.id_size == 4 ? 4u : 8u, args.variant == "sdk"};
     try {
         write_output(args.output, [&](std::ostream& stream) { heapgraph::reports::write_classic(out, stream); });
+    } catch (const std::bad_alloc& e) {
+        return exit_code_for(e, args.dump);
     } catch (const std::exception& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kOutputFailed;
@@ -230,10 +254,12 @@ void add_convert(CLI::App& app, ConvertArgs& args) {
     cmd->add_option("--to", args.to, "Output format: classic")->check(CLI::IsMember({"classic"}));
     cmd->add_option("--variant", args.variant, "Classic layout: openj9 (default) or sdk (IBM SDK 6)")
         ->check(CLI::IsMember({"openj9", "sdk"}));
-    cmd->add_option("-o,--output", args.output, "Output file, '-' for stdout")->required();
-    cmd->add_option("--dump-index", args.load.dump_index, "Which heap dump of a multi-dump file (from 0)")->default_val(0);
-    cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 1024u));
-    cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
+    cmd->add_option("-o,--output", args.output, "Output file, '-' for stdout")->required()->check(kFileName);
+    cmd->add_option("--dump-index", args.load.dump_index, "Which heap dump of a multi-dump file (from 0)")
+        ->default_val(0)
+        ->check(count_up_to(UINT32_MAX));
+    cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(count_up_to(1024))->check(CLI::Range(1u, 1024u));
+    cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)")->check(kFileName);
     cmd->add_flag("--allow-truncated", args.load.allow_truncated, kAllowTruncatedHelp);
 }
 
@@ -271,10 +297,11 @@ std::optional<std::uint64_t> growth_limit(const std::string& text, std::uint64_t
     } catch (const std::exception&) {
         return std::nullopt;
     }
+    if (!std::isfinite(value)) return std::nullopt;
     std::string unit = text.substr(used);
     double scale = unit == "%" ? static_cast<double>(baseline) / 100 : unit.empty() || unit == "B" ? 1
                  : unit == "KB" ? 1024.0 : unit == "MB" ? 1048576.0 : unit == "GB" ? 1073741824.0 : -1;
-    if (scale < 0 || value < 0) return std::nullopt;
+    if (scale < 0 || value < 0 || value * scale >= 0x1p62) return std::nullopt;  // a cast past 2^64 is undefined
     return static_cast<std::uint64_t>(value * scale);
 }
 
@@ -321,7 +348,7 @@ int diff(const DiffArgs& args) {
             series.push_back(heapgraph::reports::is_snapshot_file(input) ? heapgraph::reports::read_snapshot(input)
                                                                          : snapshot_of_dump(input, args));
     } catch (const std::exception& e) {  // SnapshotError, DumpError, UnreadableDump, BadRequest
-        return exit_code_for(e);
+        return exit_code_for(e, args.inputs[series.size()]);
     }
     auto result = heapgraph::reports::diff_snapshots(std::move(series), {.growth_threshold_percent = args.growth_threshold});
     try {
@@ -329,6 +356,8 @@ int diff(const DiffArgs& args) {
         if (!args.json.empty()) write_output(args.json, [&](std::ostream& out) { out << json; });
         if (!args.html.empty())
             write_output(args.html, [&](std::ostream& out) { out << heapgraph::reports::diff_html(result, json); });
+    } catch (const std::bad_alloc& e) {
+        return exit_code_for(e, args.inputs.back());
     } catch (const std::exception& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kOutputFailed;
@@ -341,20 +370,43 @@ void add_diff(CLI::App& app, DiffArgs& args) {
     cmd->add_option("BASE NEW [NEWER...]", args.inputs, "Dumps or snapshots (told apart by content), baseline first")
         ->required()
         ->expected(2, -1);
-    cmd->add_option("--json", args.json, "JSON diff file, '-' for stdout (default)");
-    cmd->add_option("--html", args.html, "Self-contained HTML diff report file");
+    cmd->add_option("--json", args.json, "JSON diff file, '-' for stdout (default)")->check(kFileName);
+    cmd->add_option("--html", args.html, "Self-contained HTML diff report file")->check(kFileName);
     cmd->add_option("--growth-threshold", args.growth_threshold,
                     "Growth suspects grew by more than PERCENT of the baseline's reachable heap (default 2)")
-        ->check(CLI::Range(0.0, 1000.0));
+        ->check(kFinite)->check(CLI::Range(0.0, 1000.0));
     cmd->add_option("--fail-on-growth", args.fail_on_growth,
                     "Exit 5 when the reachable heap grew by more than SIZE (50MB) or PERCENT (10%) of the baseline");
     cmd->add_option("--fail-on-suspect", args.fail_on_suspect,
                     "Exit 5 when a growth suspect grew by more than PERCENT of the baseline's reachable heap")
-        ->check(CLI::Range(0.0, 1000.0));
+        ->check(kFinite)->check(CLI::Range(0.0, 1000.0));
     cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr; no report on stdout unless --json names it");
-    cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 1024u));
-    cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
+    cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")->check(count_up_to(1024))->check(CLI::Range(1u, 1024u));
+    cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)")->check(kFileName);
     cmd->add_flag("--allow-truncated", args.load.allow_truncated, kAllowTruncatedHelp);
+}
+
+// Outputs that would overwrite an input or each other (README "Exit codes": 1).
+std::optional<std::string> conflicting_outputs(const CLI::App& app, const AnalyzeArgs& a, const ConvertArgs& c,
+                                               const DiffArgs& d) {
+    using heapgraph::cli::NamedPath;
+    std::vector<NamedPath> inputs, outputs;
+    auto output = [&](const char* option, const std::string& path, bool given) {
+        if (given) outputs.push_back({option, path});
+    };
+    if (app.got_subcommand("convert")) {
+        inputs = {{"DUMP", c.dump}};
+        output("-o", c.output, true);
+    } else if (app.got_subcommand("diff")) {
+        for (const std::string& input : d.inputs) inputs.push_back({"input", input});
+        output("--json", d.json, !d.json.empty()), output("--html", d.html, !d.html.empty());
+    } else {
+        inputs = {{"DUMP", a.dump}};
+        if (!a.load.javacore.empty()) inputs.push_back({"--javacore", a.load.javacore});
+        output("--json", a.json, !a.json.empty()), output("--html", a.html, !a.html.empty());
+        output("--objects-tsv", a.objects_tsv, !a.objects_tsv.empty()), output("--save", a.save, !a.save.empty());
+    }
+    return heapgraph::cli::output_conflict(inputs, outputs);
 }
 
 }  // namespace
@@ -369,46 +421,63 @@ int main(int argc, char** argv) {
     AnalyzeArgs args;
     CLI::App* analyze_cmd = app.add_subcommand("analyze", "Analyse one heap dump and write reports");
     analyze_cmd->add_option("DUMP", args.dump, "Heap dump (format detected from content)")->required();
-    analyze_cmd->add_option("--json", args.json, "JSON report file, '-' for stdout (default)");
-    analyze_cmd->add_option("--html", args.html, "Self-contained HTML report file (docs/html-report.md)");
-    analyze_cmd->add_option("--objects-tsv", args.objects_tsv, "Write one line per object to this file");
+    analyze_cmd->add_option("--json", args.json, "JSON report file, '-' for stdout (default)")->check(kFileName);
+    analyze_cmd->add_option("--html", args.html, "Self-contained HTML report file (docs/html-report.md)")->check(kFileName);
+    analyze_cmd->add_option("--objects-tsv", args.objects_tsv, "Write one line per object to this file")->check(kFileName);
     analyze_cmd->add_option("--dump-index", args.load.dump_index, "Which heap dump of a multi-dump file (from 0)")
-        ->default_val(0);
+        ->default_val(0)
+        ->check(count_up_to(UINT32_MAX));
     analyze_cmd->add_option("--threads", args.load.threads, "Worker threads (default: all cores)")
-        ->check(CLI::Range(1u, 1024u));
-    analyze_cmd->add_option("--top", args.top, "Rows in the dominators table (default 100)");
+        ->check(count_up_to(1024))->check(CLI::Range(1u, 1024u));
+    analyze_cmd->add_option("--top", args.top, "Rows in the dominators and consumers tables (default 100, at most 100000)")
+        ->check(count_up_to(100000));
     analyze_cmd->add_option("--suspect-threshold", args.suspect_threshold,
                             "Leak suspects retain more than PERCENT of the reachable heap (default 10)")
-        ->check(CLI::Range(0.0, 100.0));
+        ->check(kFinite)->check(CLI::Range(0.0, 100.0));
     analyze_cmd->add_flag("--keep-unreachable", args.keep_unreachable,
                           "Keep unreachable objects in the dominator tree, as MAT's -keep_unreachable_objects");
     analyze_cmd->add_option("--progress", args.progress, "Progress bars on stderr: auto (on a terminal), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     analyze_cmd->add_flag("--timings", args.timings, "Print per-stage wall time and peak RSS; add `timings` to the JSON");
-    analyze_cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)");
-    analyze_cmd->add_option("--javacore", args.load.javacore, "PHD only: the javacore written with the dump (thread roots, class loaders)");
+    analyze_cmd->add_option("--temp-dir", args.load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)")->check(kFileName);
+    analyze_cmd->add_option("--javacore", args.load.javacore, "PHD only: the javacore written with the dump (thread roots, class loaders)")->check(kFileName);
     analyze_cmd->add_flag("--allow-truncated", args.load.allow_truncated, kAllowTruncatedHelp);
-    analyze_cmd->add_option("--save", args.save, "Write an analysis snapshot for a later `diff` (docs/diff.md)");
+    analyze_cmd->add_option("--save", args.save, "Write an analysis snapshot for a later `diff` (docs/diff.md), '-' for stdout")->check(kFileName);
     analyze_cmd->add_option("--fail-on-suspect", args.fail_on_suspect,
                             "Exit 5 when a leak suspect retains more than PERCENT of the reachable heap")
-        ->check(CLI::Range(0.0, 100.0));
+        ->check(kFinite)->check(CLI::Range(0.0, 100.0));
     analyze_cmd->add_flag("--quiet", args.quiet, "Print only errors and a gate's one line on stderr; no report on stdout unless --json names it");
     DiffArgs diff_args;
     add_diff(app, diff_args);
     ConvertArgs convert_args;
     add_convert(app, convert_args);
+    if (argc > 1 && argv[1][0] != '-' && !app.get_subcommands([&](CLI::App* c) { return c->get_name() == argv[1]; }).size()) {
+        std::cerr << "heapgraph: unknown command '" << argv[1] << "': expected analyze, convert or diff (heapgraph --help)\n";
+        return kUsage;
+    }
     try {
         app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        int code = app.exit(e);
-        return code == 0 ? kOk : kUsage;
+        std::cerr << "heapgraph: " << e.what() << " (heapgraph --help)\n";
+        return kUsage;
     }
+    heapgraph::reports::remove_temp_files_on_signals();
     // --quiet with no --json: a nightly job wants the gate's one line and nothing else.
     auto quiet_json = [&](const char* name, bool quiet, std::string& json) {
         if (quiet && app.get_subcommand(name)->get_option("--json")->count() == 0) json.clear();
     };
     quiet_json("analyze", args.quiet, args.json);
     quiet_json("diff", diff_args.quiet, diff_args.json);
+    if (auto conflict = conflicting_outputs(app, args, convert_args, diff_args)) {
+        std::cerr << "heapgraph: " << *conflict << "\n";
+        return kUsage;
+    }
     if (app.got_subcommand("convert")) return convert(convert_args);
     if (app.got_subcommand("diff")) return diff(diff_args);
     return analyze(args);

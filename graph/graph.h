@@ -308,6 +308,10 @@ std::string edge_name(const HeapGraph& graph, const FieldNames& names, const Pat
 struct SuspectOptions {
     double threshold_percent = 10;     // of the reachable heap (the super root's retained)
     std::size_t max_paths = 10000;     // instances of a group whose paths are merged
+    // ... and at most this many path steps in all: 10,000 instances at the end of a 20,000-link
+    // chain would otherwise hold 200M node ids.
+    std::size_t max_path_steps = std::size_t{1} << 22;
+    std::size_t max_suspects = 100;    // the biggest; the rest are counted, not built
     double big_drop_ratio = 0.7;
     double group_accumulation_ratio = 0.8;
     std::size_t top_classes = 3;
@@ -326,7 +330,8 @@ struct Suspect {
     std::vector<NodeId> instances;  // group: its top-level instances, ascending
     std::uint64_t retained_bytes = 0;
     NodeId accumulation_point = kNoNode;  // kNoNode: not found (MAT's "<not found>")
-    std::vector<NodeId> path;             // root first, to the accumulation point (or the suspect)
+    std::vector<NodeId> path;             // root first, to the accumulation point (or the suspect); cut_path'ed
+    std::uint64_t path_omitted = 0;       // steps left out after the first kPathHeadSteps
     bool path_weak = false;               // the path goes through a weak edge (no strong path)
     NodeId referrer = kNoNode;  // platform-class suspects: first non-platform object up the path
     NodeId thread = kNoNode;    // the thread object the suspect is (or hangs from, via referrer)
@@ -334,9 +339,18 @@ struct Suspect {
 };
 
 // MAT's find_leaks: single suspects, then group suspects, biggest first (ties: single
-// before group, then node / class index). Needs no edges: run after compute_retained.
+// before group, then node / class index), at most options.max_suspects of them; `left_out`
+// gets the number of suspects past that cap. Needs no edges: run after compute_retained.
 std::vector<Suspect> find_suspects(const HeapGraph& graph, const Retained& retained, const PathTree& paths,
-                                   const SuspectOptions& options);
+                                   const SuspectOptions& options, std::uint64_t* left_out = nullptr);
+
+// Reports show a path of at most kPathHeadSteps + kPathTailSteps nodes: a chain of 20,000
+// links would otherwise put 20,000 steps (and their names) in every report and snapshot.
+// The steps near the roots say what holds the path, those near its end what it holds.
+inline constexpr std::size_t kPathHeadSteps = 50, kPathTailSteps = 50;
+// Keeps the first kPathHeadSteps and the last kPathTailSteps nodes; returns how many it
+// left out between them (0 for a short path).
+std::uint64_t cut_path(std::vector<NodeId>& path);
 
 // MAT's skip pattern for "platform" classes: java., javax., sun., com.sun., jdk.
 bool platform_class(std::string_view class_name);

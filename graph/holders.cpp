@@ -20,6 +20,9 @@ namespace heapgraph::graph {
 
 namespace {
 
+// Steps of a holder's path kept after its anchor (the rest are one "(N steps)" step).
+constexpr std::size_t kHolderTailSteps = 15;
+
 class HolderNamer {
 public:
     HolderNamer(const HeapGraph& g, const PathTree& paths, const FieldNames& names) : g_(g), paths_(paths), names_(names) {
@@ -40,8 +43,15 @@ public:
                 anchor = i;
                 break;
             }
-        for (std::size_t i = anchor; i < path.size(); ++i)
-            h.path.push_back({node_class_name(g_, path[i]), i == anchor ? std::string() : via(path[i])});
+        h.path.push_back({node_class_name(g_, path[anchor]), std::string()});
+        // A long chain below the anchor keeps its last steps, the ones that tell holders apart;
+        // the steps left out are one step that says how many (signatures stay bounded).
+        std::size_t first = anchor + 1;
+        if (path.size() - first > kHolderTailSteps) {
+            first = path.size() - kHolderTailSteps;
+            h.path.push_back({"(" + std::to_string(first - anchor - 1) + " steps)", "..."});
+        }
+        for (std::size_t i = first; i < path.size(); ++i) h.path.push_back({node_class_name(g_, path[i]), via(path[i])});
         if (g_.kind[path[anchor]] != NodeKind::class_object) h.anchor_kind = root_kind(path[anchor]);
         h.signature = holder_signature(h.path, h.anchor_kind);
     }

@@ -143,23 +143,46 @@ public:
         std::sort(threads_.begin(), threads_.end());
     }
 
-    std::vector<Suspect> run() {
+    std::vector<Suspect> run(std::uint64_t* left_out) {
+        std::vector<Candidate> candidates = find_candidates();
+        if (left_out) *left_out = candidates.size() > o_.max_suspects ? candidates.size() - o_.max_suspects : 0;
+        if (candidates.size() > o_.max_suspects) candidates.resize(o_.max_suspects);
+        std::vector<Suspect> out;
+        for (Candidate& c : candidates) {
+            out.push_back(c.group ? group(c.class_index, std::move(c.members), c.retained) : single(c.node));
+            out.back().path_omitted = cut_path(out.back().path);
+        }
+        return out;
+    }
+
+private:
+    // A suspect before its path and consumers are worked out: with a threshold near 0 every
+    // top-level dominator qualifies, and only the reported ones are worth building.
+    struct Candidate {
+        bool group = false;
+        NodeId node = kNoNode;
+        std::uint32_t class_index = 0;
+        std::vector<NodeId> members;
+        std::uint64_t retained = 0;
+    };
+
+    std::vector<Candidate> find_candidates() const {
         const auto& retained = r_.tree.retained_bytes;
         const std::uint64_t threshold = static_cast<std::uint64_t>(
             static_cast<long double>(o_.threshold_percent) * r_.tree.super_root_retained_bytes / 100);
         std::vector<NodeId> top = top_dominators(r_, r_.top.size());
         std::size_t i = 0;
-        std::vector<Suspect> out;
-        for (; i < top.size() && retained[top[i]] > threshold; ++i) out.push_back(single(top[i]));
+        std::vector<Candidate> out;
+        for (; i < top.size() && retained[top[i]] > threshold; ++i) out.push_back({false, top[i], 0, {}, retained[top[i]]});
         std::map<std::uint32_t, std::vector<NodeId>> by_class;  // class objects under java.lang.Class
         for (std::size_t k = i; k < top.size(); ++k) by_class[g_.class_index[top[k]]].push_back(top[k]);
         for (auto& [c, members] : by_class) {
             std::uint64_t sum = 0;
             for (NodeId v : members) sum += retained[v];
-            if (sum > threshold) out.push_back(group(c, std::move(members), sum));
+            if (sum > threshold) out.push_back({true, kNoNode, c, std::move(members), sum});
         }
-        std::stable_sort(out.begin(), out.end(), [](const Suspect& a, const Suspect& b) {
-            if (a.retained_bytes != b.retained_bytes) return a.retained_bytes > b.retained_bytes;
+        std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+            if (a.retained != b.retained) return a.retained > b.retained;
             if (a.group != b.group) return !a.group;
             return a.group ? a.class_index < b.class_index : a.node < b.node;
         });
@@ -254,8 +277,12 @@ private:
         std::sort(members.begin(), members.end());
         // Evenly spaced rather than MAT's random sample: the report must not vary by run.
         std::vector<std::vector<NodeId>> sampled;
-        std::size_t n = std::min(members.size(), o_.max_paths);
-        for (std::size_t k = 0; k < n; ++k) sampled.push_back(path_from_root(paths_, members[k * members.size() / n]));
+        std::size_t n = std::min(members.size(), o_.max_paths), steps = 0;
+        for (std::size_t k = 0; k < n && steps < o_.max_path_steps; ++k) {
+            sampled.push_back(path_from_root(paths_, members[k * members.size() / n]));
+            steps += sampled.back().size();
+        }
+        n = sampled.size();
         std::vector<std::uint32_t> all(n);
         for (std::uint32_t k = 0; k < n; ++k) all[k] = k;
         const std::size_t needed = static_cast<std::size_t>(o_.group_accumulation_ratio * static_cast<double>(n));
@@ -369,8 +396,15 @@ std::string edge_name(const HeapGraph& graph, const FieldNames& names, const Pat
 }
 
 std::vector<Suspect> find_suspects(const HeapGraph& graph, const Retained& retained, const PathTree& paths,
-                                   const SuspectOptions& options) {
-    return SuspectFinder(graph, retained, paths, options).run();
+                                   const SuspectOptions& options, std::uint64_t* left_out) {
+    return SuspectFinder(graph, retained, paths, options).run(left_out);
+}
+
+std::uint64_t cut_path(std::vector<NodeId>& path) {
+    if (path.size() <= kPathHeadSteps + kPathTailSteps) return 0;
+    const std::uint64_t omitted = path.size() - kPathHeadSteps - kPathTailSteps;
+    path.erase(path.begin() + kPathHeadSteps, path.end() - kPathTailSteps);
+    return omitted;
 }
 
 bool platform_class(std::string_view name) {

@@ -170,6 +170,7 @@ void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges) {
     }
     auto& exact = dump.field_names.exact;
     for (graph::NamedEdge& e : namer.take()) exact.push_back(std::move(e));
+    cut_long_names(dump.graph, dump.field_names);  // the names read back are dump strings too
     std::sort(exact.begin(), exact.end(), [](const graph::NamedEdge& a, const graph::NamedEdge& b) {
         return a.from != b.from ? a.from < b.from : a.slot < b.slot;
     });

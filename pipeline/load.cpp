@@ -89,7 +89,9 @@ LoadedDump run_in_arena(Source source, const std::string& name, const LoadOption
     info.path = name;
     info.bytes = source.bytes.size();
     tbb::task_arena arena(options.threads ? static_cast<int>(options.threads) : tbb::task_arena::automatic);
-    return arena.execute([&] { return load_source(source, std::move(info), options); });
+    LoadedDump loaded = arena.execute([&] { return load_source(source, std::move(info), options); });
+    cut_long_names(loaded);
+    return loaded;
 }
 
 }  // namespace

@@ -46,6 +46,8 @@ struct StageTiming {
     std::uint64_t peak_rss_bytes = 0;
 };
 std::uint64_t peak_rss_bytes();  // of this process so far
+// The stage last started by any StageClock ("decode", "dominators"): names where memory ran out.
+std::string current_stage();
 
 struct DumpInfo {
     std::string path;
@@ -88,6 +90,13 @@ struct LoadedDump {
     // inflated temporary file too). For load_dump_bytes, the caller's bytes must outlive it.
     std::shared_ptr<DumpSource> source;
 };
+
+// Class and field names longer than this are cut, ending in U+2026 (pipeline/name_limits.cpp).
+inline constexpr std::size_t kMaxNameBytes = 1024;
+// Cuts them in the graph and the field names; returns how many it cut. load_dump does this
+// and adds a `truncated_output` warning; name_edges cuts the names it reads back.
+std::uint64_t cut_long_names(graph::HeapGraph& graph, graph::FieldNames& names);
+void cut_long_names(LoadedDump& dump);
 
 // Exact names for the edges of reported paths (graph::path_edges), added to
 // dump.field_names.exact: HPROF field names and object-array indexes ("[12]"), read back

@@ -1,6 +1,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <mutex>
 
 #include "pipeline.h"
 
@@ -13,7 +14,21 @@ double now_seconds() {
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+// The stage the process is in, for an out-of-memory message: allocation fails anywhere.
+std::mutex g_stage_mutex;
+std::string g_stage = "start";
+
+void set_current_stage(const std::string& stage) {
+    std::lock_guard lock(g_stage_mutex);
+    g_stage = stage;
+}
+
 }  // namespace
+
+std::string current_stage() {
+    std::lock_guard lock(g_stage_mutex);
+    return g_stage;
+}
 
 std::uint64_t peak_rss_bytes() {
     rusage usage{};
@@ -24,6 +39,7 @@ std::uint64_t peak_rss_bytes() {
 void StageClock::start(std::string stage) {
     stop();
     stage_ = std::move(stage);
+    set_current_stage(stage_);
     started_ = now_seconds();
 }
 

@@ -25,6 +25,24 @@ std::string hex_id(std::uint64_t address) {
     return text;
 }
 
+// Sections list at most kMaxRows rows: a small dump can declare 100,000 classes that share
+// one long name. What a section leaves out is said in a `truncated_output` warning.
+constexpr std::size_t kMaxRows = 50000;
+
+struct Cut {
+    std::uint64_t count = 0;  // rows or steps left out
+    std::string note;         // "histogram: 12 of 50,012 classes ... left out"
+};
+
+template <typename Row>
+void cut_rows(std::vector<Row>& rows, const char* section, const char* what, Cut& cut) {
+    if (rows.size() <= kMaxRows) return;
+    cut.count += rows.size() - kMaxRows;
+    cut.note = std::string(section) + ": " + std::to_string(rows.size() - kMaxRows) + " of " +
+               std::to_string(rows.size()) + " " + what + " left out";
+    rows.resize(kMaxRows);
+}
+
 Json dump_section(const DumpFacts& d) {
     Json out;
     out["path"] = d.path;
@@ -78,8 +96,10 @@ Json class_id(const Analysis& a, std::uint32_t class_index) {
 
 // `histogram` covers the objects in the dominator tree (the reachable ones, plus the kept
 // unreachable ones under --keep-unreachable); `unreachable_histogram` the rest.
-Json histogram_section(const Analysis& a, bool in_tree, const std::vector<std::uint64_t>& retained_by_class) {
+Json histogram_section(const Analysis& a, bool in_tree, const std::vector<std::uint64_t>& retained_by_class,
+                       Cut& cut) {
     std::vector<graph::HistogramRow> rows = graph::class_histogram(a.graph, a.retained.in_tree, in_tree);
+    cut_rows(rows, in_tree ? "histogram" : "unreachable_histogram", "classes (the smallest by shallow bytes)", cut);
     const std::vector<std::uint64_t>& retained = retained_by_class;
     Json out = Json::array();
     for (const graph::HistogramRow& row : rows) {
@@ -112,7 +132,8 @@ Json dominators_section(const Analysis& a) {
     return out;
 }
 
-Json class_loaders_section(const Analysis& a, const std::vector<graph::LoaderRow>& loaders) {
+Json class_loaders_section(const Analysis& a, std::vector<graph::LoaderRow> loaders, Cut& cut) {
+    cut_rows(loaders, "class_loaders", "loaders (the smallest by retained bytes)", cut);
     Json out = Json::array();
     for (const graph::LoaderRow& row : loaders) {
         Json item;
@@ -128,7 +149,7 @@ Json class_loaders_section(const Analysis& a, const std::vector<graph::LoaderRow
 // Sizes of the known collections in the dominator tree (graph/collections.cpp): a row per
 // collection class, and the `top` largest by retained bytes. `computed: false` and empty
 // lists when the caller did not count them.
-Json collections_section(const Analysis& a) {
+Json collections_section(const Analysis& a, Cut& cut) {
     const graph::HeapGraph& g = a.graph;
     Json out;
     out["computed"] = a.collections != nullptr;
@@ -163,6 +184,7 @@ Json collections_section(const Analysis& a) {
         if (g.classes[x].name != g.classes[y].name) return g.classes[x].name < g.classes[y].name;
         return x < y;
     });
+    cut_rows(classes, "collections.classes", "classes (the fewest entries)", cut);
     Json class_rows = Json::array();
     for (std::uint32_t c : classes) {
         Json item;
@@ -248,6 +270,7 @@ public:
                                              {"percent", percent_of(a_.retained.tree.retained_bytes[ap], total_)}};
         }
         out["path"] = path(s.path);
+        if (s.path_omitted) out["path_omitted"] = Json{{"after_step", graph::kPathHeadSteps}, {"steps", s.path_omitted}};
         out["path_strong"] = !s.path_weak;
         Json top = Json::array();
         for (const graph::ClassShare& c : s.top_classes)
@@ -351,7 +374,7 @@ private:
     std::unordered_set<graph::NodeId> loaders_;
 };
 
-Json suspects_section(const Analysis& a) {
+Json suspects_section(const Analysis& a, Cut& cut) {
     std::vector<graph::Suspect> local;
     graph::PathTree local_paths;
     const std::vector<graph::Suspect>* suspects = a.suspects;
@@ -369,7 +392,19 @@ Json suspects_section(const Analysis& a) {
     }
     SuspectWriter writer(with_paths);
     Json out = Json::array();
-    for (const graph::Suspect& s : *suspects) out.push_back(writer.write(s));
+    std::uint64_t steps = 0, paths = 0;
+    for (const graph::Suspect& s : *suspects) {
+        out.push_back(writer.write(s));
+        steps += s.path_omitted, paths += s.path_omitted != 0;
+    }
+    std::vector<std::string> notes;
+    if (a.suspects_left_out)
+        notes.push_back("suspects: " + std::to_string(a.suspects_left_out) + " smaller suspects left out");
+    if (paths)
+        notes.push_back("suspects: " + std::to_string(steps) + " steps left out of " + std::to_string(paths) +
+                        " long paths (path_omitted)");
+    for (const std::string& note : notes) cut.note += (cut.note.empty() ? "" : "; ") + note;
+    cut.count += a.suspects_left_out + steps;
     return out;
 }
 
@@ -413,7 +448,17 @@ Json consumers_section(const Analysis& a, const std::vector<std::uint64_t>& by_c
                 {"by_package", std::move(package_rows)}};
 }
 
-Json warnings_section(const std::vector<ReportWarning>& warnings) {
+// The loader's warnings, and what the sections cut, merged into one `truncated_output`.
+Json warnings_section(std::vector<ReportWarning> warnings, const std::vector<Cut>& cuts) {
+    ReportWarning cut{"truncated_output", 0, ""};
+    for (const Cut& c : cuts)
+        if (c.count) cut.count += c.count, cut.message += (cut.message.empty() ? "" : "; ") + c.note;
+    if (cut.count) {
+        cut.message = "the report is cut to stay bounded: " + cut.message;
+        auto same = std::find_if(warnings.begin(), warnings.end(), [](const ReportWarning& w) { return w.code == "truncated_output"; });
+        if (same == warnings.end()) warnings.push_back(cut);
+        else same->count += cut.count, same->message += "; " + cut.message;
+    }
     Json out = Json::array();
     for (const ReportWarning& w : warnings)
         out.push_back(Json{{"code", w.code}, {"count", w.count}, {"message", w.message}});
@@ -436,10 +481,14 @@ std::string json_report(const Analysis& a) {
     tbb::parallel_invoke([&] { by_class = graph::retained_bytes_by_class(a.graph, a.retained); },
                          [&] { loader_rows = graph::class_loader_table(a.graph, a.retained); });
     Json summary, histogram, unreachable, dominators, loaders, collections, suspects, consumers;
-    tbb::parallel_invoke([&] { summary = summary_section(a); }, [&] { histogram = histogram_section(a, true, by_class); },
-                         [&] { unreachable = histogram_section(a, false, {}); },
-                         [&] { dominators = dominators_section(a); }, [&] { loaders = class_loaders_section(a, loader_rows); },
-                         [&] { collections = collections_section(a); }, [&] { suspects = suspects_section(a); },
+    std::vector<Cut> cuts(5);  // each section cuts its own: they run side by side
+    tbb::parallel_invoke([&] { summary = summary_section(a); },
+                         [&] { histogram = histogram_section(a, true, by_class, cuts[0]); },
+                         [&] { unreachable = histogram_section(a, false, {}, cuts[1]); },
+                         [&] { dominators = dominators_section(a); },
+                         [&] { loaders = class_loaders_section(a, loader_rows, cuts[2]); },
+                         [&] { collections = collections_section(a, cuts[3]); },
+                         [&] { suspects = suspects_section(a, cuts[4]); },
                          [&] { consumers = consumers_section(a, by_class, loader_rows); });
     Json report;
     report["schema"] = kSchema;
@@ -454,7 +503,7 @@ std::string json_report(const Analysis& a) {
     report["suspect_threshold_percent"] = a.suspect_threshold;
     report["suspects"] = std::move(suspects);
     report["consumers"] = std::move(consumers);
-    report["warnings"] = warnings_section(a.warnings);
+    report["warnings"] = warnings_section(a.warnings, cuts);
     return text_of(report) + "\n";
 }
 

@@ -59,6 +59,7 @@ struct Analysis {
     const graph::PathTree* paths = nullptr;             // names the suspects' paths
     const graph::FieldNames* field_names = nullptr;     // HPROF field names, or none
     double suspect_threshold = 10;                      // percent of the reachable heap
+    std::uint64_t suspects_left_out = 0;                // past SuspectOptions::max_suspects
 };
 
 std::string json_report(const Analysis& analysis);
@@ -177,5 +178,8 @@ std::string diff_html(const Diff& diff, const std::string& json);
 // reader never sees half a report and an interrupted run leaves the old file intact.
 // Throws std::runtime_error naming the path on failure.
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporary files
+// write_atomically is writing, then let the signal end the process as it would have.
+void remove_temp_files_on_signals();
 
 }  // namespace heapgraph::reports

@@ -8,6 +8,9 @@
 //   32  .. payload: the snapshot as compact JSON, deflated (zlib)
 // Reading checks, in order: magic, version, lengths, checksum, inflation, JSON shape; each
 // failure is a SnapshotError that names the file and what is wrong.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +24,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 
 #include "reports.h"
 
@@ -32,7 +36,15 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::array<char, 8> kMagic{'\x89', 'H', 'G', 'S', 'N', 'A', 'P', '\n'};
 constexpr std::size_t kHeaderBytes = 32;
-constexpr std::uint64_t kMaxInflatedBytes = 1ull << 30;
+// A snapshot holds at most kMaxHistogramRows classes and graph::HolderOptions::max_holders
+// holders of at most 17 steps, names at most 1 KiB (pipeline's kMaxNameBytes): under 48 MiB of
+// JSON even then, and a few KB for real dumps. A payload that claims more is refused before
+// it is inflated: parsing 1 GiB of JSON took 7.7 GB.
+constexpr std::uint64_t kMaxInflatedBytes = 48ull << 20;
+constexpr std::size_t kMaxHistogramRows = 10000;
+// Counts and byte sizes stay below 2^62 (no heap comes near): growth is their difference
+// as a signed 64-bit number, which a size of 2^64-1 would turn negative.
+constexpr std::uint64_t kMaxValue = std::uint64_t{1} << 62;
 
 void put_le(std::string& out, std::uint64_t value, int bytes) {
     for (int i = 0; i < bytes; ++i) out += static_cast<char>((value >> (8 * i)) & 0xFF);
@@ -78,6 +90,8 @@ Json to_json(const Snapshot& s) {
 // wraps.
 std::uint64_t whole(const Json& v) {
     if (!v.is_number_unsigned()) throw std::invalid_argument(std::string("expected a whole number, found a ") + v.type_name());
+    if (v.get<std::uint64_t>() >= kMaxValue)
+        throw std::out_of_range("number " + std::to_string(v.get<std::uint64_t>()) + " is past 2^62");
     return v.get<std::uint64_t>();
 }
 
@@ -133,6 +147,38 @@ Snapshot from_json(const Json& in, const std::string& source) {
     return s;
 }
 
+// The kMaxHistogramRows classes that retain most, still by name.
+void keep_biggest_classes(std::vector<SnapshotClass>& rows) {
+    if (rows.size() <= kMaxHistogramRows) return;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const SnapshotClass& a, const SnapshotClass& b) { return a.retained_bytes > b.retained_bytes; });
+    rows.resize(kMaxHistogramRows);
+    std::sort(rows.begin(), rows.end(), [](const SnapshotClass& a, const SnapshotClass& b) { return a.name < b.name; });
+}
+
+// The bytes of a regular file of at most `limit` bytes. Opened without blocking: a FIFO with
+// no writer would hang open() for ever.
+std::string read_small_file(const std::string& path, std::uint64_t limit) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw SnapshotError(path + ": cannot open: " + std::strerror(errno));
+    std::unique_ptr<int, void (*)(int*)> guard(&fd, [](int* f) { ::close(*f); });
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) throw SnapshotError(path + ": not a regular file");
+    if (static_cast<std::uint64_t>(info.st_size) > limit)
+        throw SnapshotError(path + ": not a usable heapgraph snapshot: " + std::to_string(info.st_size) +
+                            " bytes, more than a snapshot can hold (" + std::to_string(limit) + ")");
+    std::string bytes(static_cast<std::size_t>(info.st_size), '\0');
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+        ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    bytes.resize(got);
+    return bytes;
+}
+
 }  // namespace
 
 Snapshot make_snapshot(const Analysis& a, const std::vector<graph::Holder>& holders, double holder_min_percent) {
@@ -160,6 +206,7 @@ Snapshot make_snapshot(const Analysis& a, const std::vector<graph::Holder>& hold
         c.name = name;
         s.histogram.push_back(std::move(c));
     }
+    keep_biggest_classes(s.histogram);
     for (const graph::Holder& h : holders)
         s.holders.push_back({h.signature, graph::node_class_name(a.graph, h.node), h.path, h.anchor_kind, h.parent,
                              h.depth, h.retained_bytes, h.retained_objects});
@@ -186,15 +233,19 @@ void write_snapshot(const Snapshot& s, std::ostream& out) {
 }
 
 bool is_snapshot_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat info {};
     std::array<char, 8> head{};
-    return in.read(head.data(), head.size()) && head == kMagic;
+    bool snapshot = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+                    ::pread(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()) && head == kMagic;
+    ::close(fd);
+    return snapshot;
 }
 
 Snapshot read_snapshot(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw SnapshotError(path + ": cannot open: " + std::strerror(errno));
-    std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    // Deflate shrinks nothing to below 1/1032, so a payload bigger than the inflated cap is no snapshot.
+    std::string bytes = read_small_file(path, kHeaderBytes + kMaxInflatedBytes + 1024);
     auto fail = [&](const std::string& what) { return SnapshotError(path + ": not a usable heapgraph snapshot: " + what); };
     if (bytes.size() < kHeaderBytes || !std::equal(kMagic.begin(), kMagic.end(), bytes.begin()))
         throw fail("header cut short or magic missing");
@@ -215,9 +266,12 @@ Snapshot read_snapshot(const std::string& path) {
         throw fail(text);
     }
     // Deflate expands at most 1032:1: a bigger claim is refused before its buffer is made.
-    if (inflated > kMaxInflatedBytes || inflated > packed * 1032 + 64)
+    if (inflated > packed * 1032 + 64)
         throw fail("inflated size " + std::to_string(inflated) + " is implausible for " + std::to_string(packed) +
                    " payload bytes");
+    if (inflated > kMaxInflatedBytes)
+        throw fail("inflated size " + std::to_string(inflated) + " is past the " + std::to_string(kMaxInflatedBytes) +
+                   " bytes a snapshot can hold");
     std::string text(inflated, '\0');
     uLongf text_bytes = inflated;
     if (uncompress(reinterpret_cast<Bytef*>(text.data()), &text_bytes, reinterpret_cast<const Bytef*>(bytes.data() + kHeaderBytes),

@@ -1,0 +1,101 @@
+#include "checks.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "pipeline.h"
+
+namespace heapgraph::cli {
+
+namespace {
+
+// The same file, existing or not: by inode when both exist, else by canonical path.
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa {}, sb {};
+    if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    std::error_code ea, eb;
+    auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+    return !ea && !eb && ca == cb;
+}
+
+bool is_device(const std::string& path) {
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0 && (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode));
+}
+
+std::string mebibytes(std::uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f MiB", static_cast<double>(bytes) / 1048576.0);
+    return text;
+}
+
+// What bounded the process: the address-space limit, a cgroup's limit, the memory available.
+std::string memory_budget() {
+    std::string out;
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        out += "address-space limit " + mebibytes(limit.rlim_cur) + "; ";
+    std::ifstream cgroup("/sys/fs/cgroup/memory.max");
+    std::string max;
+    if (cgroup >> max && max != "max") out += "cgroup limit " + mebibytes(std::strtoull(max.c_str(), nullptr, 10)) + "; ";
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string key; meminfo >> key;) {
+        std::uint64_t kib = 0;
+        meminfo >> kib;
+        if (key == "MemAvailable:") return out + "MemAvailable " + mebibytes(kib * 1024);
+        meminfo.ignore(64, '\n');
+    }
+    return out + "MemAvailable unknown";
+}
+
+}  // namespace
+
+std::optional<std::string> output_conflict(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        const NamedPath& out = outputs[i];
+        if (out.path.empty()) return out.option + ": an empty file name";
+        for (const NamedPath& in : inputs)
+            if (out.path != "-" && same_file(out.path, in.path))
+                return out.option + " " + out.path + " is the input " + in.path + " (" + in.option +
+                       "): refusing to overwrite it";
+        for (std::size_t j = 0; j < i; ++j) {
+            const NamedPath& earlier = outputs[j];
+            bool both_stdout = out.path == "-" && earlier.path == "-";
+            bool same = out.path != "-" && earlier.path != "-" && !is_device(out.path) && same_file(out.path, earlier.path);
+            if (both_stdout || same)
+                return earlier.option + " and " + out.option + " both write " + (both_stdout ? "stdout" : out.path) +
+                       ": give each output its own file";
+        }
+    }
+    return std::nullopt;
+}
+
+std::string check_finite(const std::string& text) {
+    char* end = nullptr;
+    double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(value)) return "expected a finite number, found '" + text + "'";
+    return "";
+}
+
+std::string check_count(const std::string& text, unsigned long long max) {
+    bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+    errno = 0;
+    unsigned long long value = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+    if (!digits || errno == ERANGE || value > max)
+        return "expected a whole number from 0 to " + std::to_string(max) + ", found '" + text + "'";
+    return "";
+}
+
+std::string out_of_memory_line(const std::string& file, const std::string& stage) {
+    return file + ": out of memory in stage '" + stage + "' (peak RSS " + mebibytes(peak_rss_bytes()) +
+           "; memory budget: " + memory_budget() + ")";
+}
+
+}  // namespace heapgraph::cli
