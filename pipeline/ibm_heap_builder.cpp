@@ -271,6 +271,15 @@ private:
         return align8(16 + o.length * element);
     }
 
+    // The decoders hold each object below kMaxJavaObjectBytes; the total is what could still
+    // wrap the sums made over it later (formats.h).
+    void set_shallow(graph::NodeId v, std::uint64_t bytes, std::uint64_t file_offset) {
+        if (!add_heap_bytes(heap_bytes_, bytes))
+            throw DumpError(info_.path, {file_offset, heap_.record_name,
+                                         "takes the heap's objects past 2^63 bytes, more than any heap can hold"});
+        input_.shallow_bytes[v] = bytes;
+    }
+
     void edge(graph::NodeId from, ObjectId to) {
         graph::NodeId node = node_of(to);
         if (node == graph::kNoNode) {
@@ -291,7 +300,7 @@ private:
         graph::NodeId v = node_of(c.address);
         input_.kind[v] = graph::NodeKind::class_object;
         input_.class_index[v] = class_of_classes_;
-        input_.shallow_bytes[v] = c.class_bytes;
+        set_shallow(v, c.class_bytes, c.file_offset);
         if (input_.classes[class_of_classes_].node != graph::kNoNode) input_.edges.push_back({v, input_.classes[class_of_classes_].node});
         if (c.super_address) edge(v, c.super_address);
         for (ObjectId ref : c.static_refs) edge(v, ref);
@@ -304,7 +313,7 @@ private:
                          : o.kind == ObjectKind::object_array ? graph::NodeKind::object_array
                                                               : graph::NodeKind::primitive_array;
         input_.class_index[v] = class_index;
-        input_.shallow_bytes[v] = shallow(o, class_index);
+        set_shallow(v, shallow(o, class_index), o.file_offset);
         graph::NodeId class_node = input_.classes[class_index].node;
         if (class_node != graph::kNoNode) input_.edges.push_back({v, class_node});
         for (std::uint64_t i = o.first_ref; i < o.first_ref + o.ref_count; ++i) edge(v, r.refs[i]);
@@ -372,6 +381,7 @@ private:
     std::optional<ObjectId> boot_;     // the bootstrap loader's object, when one is found
     std::uint32_t class_of_classes_ = 0;
     std::uint64_t class_refs_dropped_ = 0, dangling_ = 0, threads_missing_ = 0;
+    std::uint64_t heap_bytes_ = 0;  // shallow sizes so far
 };
 
 }  // namespace
