@@ -129,20 +129,39 @@ private:
     // DTFJ: a class whose super chain reaches java/lang/ClassLoader, or that has no super
     // class and a name ending "ClassLoader" (old Java 5 dumps lack super classes).
     std::vector<std::uint8_t> find_loader_classes() const {
-        std::vector<std::uint8_t> is_loader(records_.size(), 0);
-        std::optional<std::uint32_t> base = record_named("java.lang.ClassLoader");
+        std::vector<std::uint8_t> is_loader = extends_class_loader();
         for (std::uint32_t i = 0; i < records_.size(); ++i) {
-            std::uint32_t j = i;
-            for (std::size_t steps = 0; steps <= records_.size() && !is_loader[i]; ++steps) {
-                if (base && j == *base) is_loader[i] = 1;
-                auto super = by_address_.find(records_[j]->super_address);
-                if (super == by_address_.end()) break;
-                j = super->second;
-            }
             const PhdClass& c = *records_[i];
             if (!by_address_.count(c.super_address) && !c.name.starts_with('[') && c.name.ends_with("ClassLoader"))
                 is_loader[i] = 1;
         }
+        return is_loader;
+    }
+
+    // Whether each class record's super chain (itself included) reaches java/lang/ClassLoader.
+    // Each chain is walked once up to a class already decided, so a chain of n classes costs n
+    // steps, not n^2 / 2; a cycle of supers (a damaged dump) ends the walk too.
+    std::vector<std::uint8_t> extends_class_loader() const {
+        enum : std::uint8_t { kUnknown, kYes, kNo, kOnPath };
+        std::vector<std::uint8_t> state(records_.size(), kUnknown);
+        std::optional<std::uint32_t> base = record_named("java.lang.ClassLoader");
+        if (base) state[*base] = kYes;
+        std::vector<std::uint32_t> path;
+        for (std::uint32_t i = 0; i < records_.size(); ++i) {
+            std::uint32_t j = i;
+            while (state[j] == kUnknown) {
+                state[j] = kOnPath;
+                path.push_back(j);
+                auto super = by_address_.find(records_[j]->super_address);
+                if (super == by_address_.end()) break;
+                j = super->second;
+            }
+            std::uint8_t answer = state[j] == kYes ? kYes : kNo;  // kOnPath: a cycle without the base
+            for (std::uint32_t k : path) state[k] = answer;
+            path.clear();
+        }
+        std::vector<std::uint8_t> is_loader(records_.size());
+        for (std::uint32_t i = 0; i < records_.size(); ++i) is_loader[i] = state[i] == kYes;
         return is_loader;
     }
 

@@ -123,12 +123,14 @@ ObjectKind object_kind(graph::NodeKind kind) {
 }
 
 // The type of an OBJ of this kind whose class is written `type`, when the reader would take
-// `type` for another kind. Primitive arrays need none: every loader names their classes
-// "<primitive>[]".
-std::string as_kind(const std::string& type, graph::NodeKind kind) {
+// `type` for another kind. An object array of a class "int[]" becomes "[Lint;", which reads
+// back as of class "int[]" again. Primitive arrays need none: every loader names their
+// classes "<primitive>[]".
+std::string as_kind(const std::string& java_name, const std::string& type, graph::NodeKind kind) {
     if (kind == graph::NodeKind::instance && type.starts_with('[')) return fit("\\x5b" + type.substr(1));
-    if (kind == graph::NodeKind::object_array) return fit("[L" + type + ";");
-    return type;
+    if (kind != graph::NodeKind::object_array) return type;
+    std::string element = java_name.ends_with("[]") ? java_name.substr(0, java_name.size() - 2) : type;
+    return fit("[L" + element + ";");
 }
 
 class ClassicWriter {
@@ -189,7 +191,7 @@ private:
         else if (kind == graph::NodeKind::object_array) ++counts_.object_arrays;
         else ++counts_.primitive_arrays;
         if (classic_type_kind(types_[c]) == object_kind(kind)) return record(v, "OBJ", types_[c], g.classes[c].node);
-        std::string type = as_kind(types_[c], kind);
+        std::string type = as_kind(g.classes[c].name, types_[c], kind);
         rewritten_[c] |= type != types_[c];
         record(v, "OBJ", type, g.classes[c].node);
     }

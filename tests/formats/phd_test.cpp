@@ -1132,3 +1132,17 @@ TEST_CASE("phd: random byte changes in a real dump give records or an error, nev
     }
     CHECK(errors > 0);
 }
+
+TEST_CASE("phd: a heap's running total of sizes stops below 2^63 bytes, so no sum over its objects wraps") {
+    std::uint64_t total = 0;
+    CHECK(add_heap_bytes(total, kMaxJavaObjectBytes));
+    CHECK(total == kMaxJavaObjectBytes);
+    total = kMaxHeapBytes - 10;
+    CHECK(add_heap_bytes(total, 10));
+    CHECK(total == kMaxHeapBytes);
+    CHECK_FALSE(add_heap_bytes(total, 1));
+    CHECK(total == kMaxHeapBytes);  // unchanged
+    total = 0;
+    CHECK_FALSE(add_heap_bytes(total, UINT64_MAX));
+    CHECK(total == 0);
+}
