@@ -19,11 +19,12 @@
 //
 // Every type name is written so that the classic reader (formats/classic.cpp) reads it back,
 // and reads back the same kind of object: a name is one token of bytes above 0x20, so blanks
-// become '_' and other control bytes and DEL "\xNN"; a name that starts with '[' without
-// being an array type ("[" alone) has that '[' written as "\x5B", or it would read as an
-// array; an object array whose name would not read as one is written "[L<name>;"; a name
-// longer than a class name can be (65535 bytes) is cut and ends "~" and a hash of the whole,
-// so names stay apart. Each class so changed is counted (ClassicWritten) for the caller.
+// become '_' and other control bytes and DEL "\xnn" (lower-case hex); a name that starts
+// with '[' without being an array type ("[" alone, or an instance's "[I") has that '['
+// written as "\x5b", or it would read as an array; an object array whose name would not read
+// as one is written "[L<name>;" ("[Lint;" for int[]); a name longer than a class name can be
+// (65535 bytes) is cut and ends "~" and 16 hex digits of a hash of the whole, so names stay
+// apart. Each class so changed is counted (ClassicWritten) for the caller.
 // "// Breakdown" counts by kind as the summary does ("[[I" is an object array).
 #include <array>
 #include <cstdio>
