@@ -237,13 +237,19 @@ int convert(const ConvertArgs& args) {
     heapgraph::reports::ClassicOutput out{dump->graph, dump->addresses,
                                           info.format_version + ", converted by heapgraph " + HEAPGRAPH_VERSION,
                                           info.id_size == 4 ? 4u : 8u, args.variant == "sdk"};
+    heapgraph::reports::ClassicWritten written;
     try {
-        write_output(args.output, [&](std::ostream& stream) { heapgraph::reports::write_classic(out, stream); });
+        write_output(args.output, [&](std::ostream& stream) { written = heapgraph::reports::write_classic(out, stream); });
     } catch (const std::bad_alloc& e) {
         return exit_code_for(e, args.dump);
     } catch (const std::exception& e) {
         std::cerr << "heapgraph: " << e.what() << "\n";
         return kOutputFailed;
+    }
+    if (written.names_rewritten) {
+        std::cerr << "heapgraph: warning: " << written.names_rewritten << " class names rewritten for classic text:";
+        for (const std::string& name : written.examples) std::cerr << " " << name;
+        std::cerr << (written.names_rewritten > written.examples.size() ? " ...\n" : "\n");
     }
     return kOk;
 }

@@ -11,8 +11,10 @@
 // 4. add_classic_block() and check_classic_trailers() gather the blocks in order and compare
 //    the trailers with what the records hold.
 //
-// Nothing here keeps a line in memory, so no line is too long to read; the limits are the
-// writers' own: a class name fits a u2 length, a record lists fewer than 2^32 references.
+// Nothing here keeps a line in memory, so no line is too long to read; the limits are Java's
+// and the writers' own: a type name is a class name (a u2 length) with up to 255 array
+// dimensions around it, a record lists fewer than 2^32 references, and no object is larger
+// than a long[] of 2^31 - 1 elements (kMaxJavaObjectBytes).
 #include "formats.h"
 
 #include <algorithm>
@@ -29,8 +31,9 @@ constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 constexpr std::uint8_t kEbcdicVersion[] = {0x61, 0x61, 0x40, 0xE5, 0x85, 0x99, 0xA2, 0x89, 0x96, 0x95, 0x7A};
 // How far the header looks for the end of the version line and for the first record.
 constexpr std::uint64_t kHeaderWindow = 1 << 20;
-// Class names are constant-pool UTF8 entries, whose length is a u2.
-constexpr std::size_t kMaxNameBytes = 65535;
+// Class names are constant-pool UTF8 entries, whose length is a u2; OpenJ9 writes an array of
+// such a class as up to 255 '[' (the JVM's limit on dimensions), 'L', the name and ';'.
+constexpr std::size_t kMaxNameBytes = kClassicMaxTypeBytes;
 
 // IBM-1047 to ISO-8859-1, byte for byte (the code page is a permutation of Latin-1, as
 // glibc's IBM1047 converter also has it), except that NL (0x15, Latin-1 0x85) becomes '\n':
@@ -114,12 +117,22 @@ std::string quote(std::string_view token) {
     return text + (token.size() > 40 ? "...\"" : "\"");
 }
 
-// The Breakdown counter an OBJ of this type adds to: OpenJ9's writer looks at the leaf
-// type, so "[[I" is a primitive array and "[[Ljava/lang/String;" an object array.
-std::uint64_t& breakdown_counter(ClassicCounts& counts, std::string_view type) {
-    std::size_t leaf = type.find_first_not_of('[');
-    if (leaf == 0) return counts.objects;
-    return leaf != std::string_view::npos && type[leaf] == 'L' ? counts.object_arrays : counts.primitive_arrays;
+bool is_primitive_code(char c) { return std::string_view("ZCFDBSIJ").find(c) != std::string_view::npos; }
+
+// Counts an OBJ of this type. "[[I" is an object array here, as in the summary; OpenJ9 counts
+// it as a primitive array by its leaf type, so it is also counted apart for the trailer check.
+void count_object(ClassicCounts& counts, std::string_view type) {
+    switch (classic_type_kind(type)) {
+        case ObjectKind::primitive_array: ++counts.primitive_arrays; break;
+        case ObjectKind::object_array: {
+            ++counts.object_arrays;
+            std::size_t leaf = type.find_first_not_of('[');
+            if (leaf != std::string_view::npos && leaf + 1 == type.size() && is_primitive_code(type[leaf]))
+                ++counts.nested_primitive_arrays;
+            break;
+        }
+        default: ++counts.objects; break;
+    }
 }
 
 // ---- tokens ---------------------------------------------------------------------------------
@@ -272,7 +285,7 @@ std::optional<DecodeError> BlockDecoder::record() {
         return error;
     if (h.object) {
         out_.objects.push_back({h.address, h.size, intern(h.name), class_block, first_ref, count, offset, line});
-        ++breakdown_counter(out_.counts, h.name);
+        count_object(out_.counts, h.name);
         out_.last = {ClassicLast::Kind::object, offset, line};
     } else {
         out_.classes.push_back({h.address, h.size, std::string(h.name), first_ref, count, offset, line});
@@ -295,17 +308,23 @@ std::optional<DecodeError> BlockDecoder::record_header(Header& h) {
     auto bytes = parse_decimal(token.substr(1, token.size() - 2));
     if (!bytes) return expected(kRecord, "a size of 1 to 20 decimal digits below 2^64 in [ ]");
     h.size = *bytes;
+    const std::uint64_t size_offset = in_.pos();
     in_.take();
     if (!in_.skip_to_token_on_line() || (in_.peek() != "OBJ" && in_.peek() != "CLS"))
         return expected(kRecord, "OBJ or CLS after the size");
     h.object = in_.take() == "OBJ";
     const std::string& record = h.object ? kObjRecord : kClsRecord;
+    // No Java object is larger (formats.h); a larger size would also wrap the sums of sizes.
+    if (h.size > kMaxJavaObjectBytes)
+        return at(size_offset, in_.line(), record,
+                  "size " + std::to_string(h.size) + " exceeds Java's maximum object size " +
+                      std::to_string(kMaxJavaObjectBytes) + " (a long[] of 2^31 - 1 elements)");
     if (!in_.skip_to_token_on_line() || in_.peek().empty()) return expected(record, "a type name");
     h.name = in_.peek();
     if (h.name.size() > kMaxNameBytes)
         return at(in_.pos(), in_.line(), record,
-                  "type name of " + std::to_string(h.name.size()) + " bytes is longer than a class name can be (" +
-                      std::to_string(kMaxNameBytes) + ")");
+                  "type name of " + std::to_string(h.name.size()) + " bytes is longer than any Java type name (" +
+                      std::to_string(kMaxNameBytes) + " bytes)");
     in_.take();
     return std::nullopt;
 }
@@ -522,6 +541,11 @@ void compare(std::vector<std::string>& warnings, const std::string& trailer, std
 
 // ---- public ---------------------------------------------------------------------------------
 
+ObjectKind classic_type_kind(std::string_view type) {
+    if (!type.starts_with('[')) return ObjectKind::instance;
+    return type.size() == 2 && is_primitive_code(type[1]) ? ObjectKind::primitive_array : ObjectKind::object_array;
+}
+
 std::vector<std::uint8_t> classic_ebcdic_to_ascii(Bytes ebcdic) {
     std::vector<std::uint8_t> ascii(ebcdic.size());
     std::transform(ebcdic.begin(), ebcdic.end(), ascii.begin(), [](std::uint8_t c) { return kIbm1047[c]; });
@@ -604,6 +628,7 @@ ClassicCounts& operator+=(ClassicCounts& total, const ClassicCounts& part) {
     total.objects += part.objects;
     total.object_arrays += part.object_arrays;
     total.primitive_arrays += part.primitive_arrays;
+    total.nested_primitive_arrays += part.nested_primitive_arrays;
     total.refs += part.refs;
     total.null_refs += part.null_refs;
     return total;
@@ -649,8 +674,13 @@ std::variant<std::vector<std::string>, DecodeError> check_classic_trailers(const
         const ClassicBreakdown& b = *totals.breakdown;
         compare(warnings, "Breakdown", b.classes, "classes", c.classes);
         compare(warnings, "Breakdown", b.objects, "objects", c.objects);
-        compare(warnings, "Breakdown", b.object_arrays, "object arrays", c.object_arrays);
-        compare(warnings, "Breakdown", b.primitive_arrays, "primitive arrays", c.primitive_arrays);
+        // OpenJ9's own writer counts "[[I" by its leaf type, as a primitive array: either way agrees.
+        std::uint64_t nested = c.nested_primitive_arrays;
+        bool by_leaf = b.object_arrays == c.object_arrays - nested && b.primitive_arrays == c.primitive_arrays + nested;
+        if (!by_leaf) {
+            compare(warnings, "Breakdown", b.object_arrays, "object arrays", c.object_arrays);
+            compare(warnings, "Breakdown", b.primitive_arrays, "primitive arrays", c.primitive_arrays);
+        }
     }
     const ClassicEof& e = *totals.eof;
     compare(warnings, "EOF", e.total_objects, "objects and classes",

@@ -103,11 +103,22 @@ struct ClassicClass {
     std::uint64_t line = 0;
 };
 
-// Records counted as the writers count them for "// Breakdown": an OBJ whose type, without
-// its leading '['s, starts with 'L' is an object array; any other type starting with '[' is
-// a primitive array ("[[I" too: OpenJ9 classifies by the leaf type).
+// The longest type name read: a class name (a constant-pool UTF8, so at most 65535 bytes) as
+// an array type of up to 255 dimensions, "[[...[L<name>;". Writers must keep to it too.
+constexpr std::size_t kClassicMaxTypeBytes = 65535 + 255 + 2;
+
+// What an OBJ record's type makes it, for the loader and the counts alike: a type without a
+// leading '[' is an instance, "[" and one primitive letter ("[I") a primitive array, and any
+// other '[' type an object array ("[[I", "[Ljava/lang/String;", even "[").
+ObjectKind classic_type_kind(std::string_view type);
+
+// Records by kind, as classic_type_kind() has them, so "[[I" is an object array as in the
+// summary. OpenJ9's writer counts it as a primitive array by its leaf type (heapdump_classic.c,
+// printType): nested_primitive_arrays counts such arrays, so that "// Breakdown" is checked
+// against either way of counting.
 struct ClassicCounts {
     std::uint64_t classes = 0, objects = 0, object_arrays = 0, primitive_arrays = 0;
+    std::uint64_t nested_primitive_arrays = 0;  // object arrays whose leaf type is primitive: "[[I"
     std::uint64_t refs = 0;       // non-null reference tokens, sdk class blocks included
     std::uint64_t null_refs = 0;  // reference tokens written as zero
 };

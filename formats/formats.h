@@ -45,6 +45,28 @@ public:
 
 std::string hex_offset(std::uint64_t offset);
 
+// ---- Java's size limits, shared by every format -------------------------------------------
+// A Java array holds at most 2^31 - 1 elements (its length is an int), so no object is larger
+// than a long[] or double[] of that length: 16 GiB of elements plus a header. A dump that
+// gives a longer array or a larger object is malformed, and the decoders refuse it where they
+// read it (PHD array lengths, classic OBJ/CLS sizes); HPROF lengths are u4 and its size model
+// multiplies them in 64 bits, so its sizes stay below 2^35 without a check.
+// Validating each object at the source is what keeps sums of sizes from wrapping, but it is
+// not enough alone: 2^32 nodes of 2^34 bytes would still pass 2^64. So a heap's total is also
+// held below kMaxHeapBytes as its objects are added (add_heap_bytes); then every sum over a
+// set of objects (histogram rows and totals, class and loader totals, retained sizes, the
+// difference of two dumps) fits in a uint64, and in an int64 too.
+constexpr std::uint64_t kMaxJavaArrayLength = 0x7FFFFFFF;
+constexpr std::uint64_t kMaxJavaObjectBytes = kMaxJavaArrayLength * 8 + 64;  // room for any header and padding
+constexpr std::uint64_t kMaxHeapBytes = std::uint64_t{1} << 63;  // no 64-bit VM addresses more
+// Adds an object's size to a heap's running total; false, leaving it unchanged, when the total
+// would pass kMaxHeapBytes.
+inline bool add_heap_bytes(std::uint64_t& total, std::uint64_t bytes) {
+    if (bytes > kMaxHeapBytes - total) return false;
+    total += bytes;
+    return true;
+}
+
 // ---- HPROF ---------------------------------------------------------------------------
 
 struct HprofHeader {

@@ -119,6 +119,7 @@ private:
     void references(PhdObject& object, std::uint64_t count, std::uint32_t code);
     std::optional<DecodeError> finish(PhdRecordKind kind, std::uint64_t address);
     std::optional<DecodeError> finish_object(PhdRecordKind kind, PhdObject& object);
+    std::optional<DecodeError> check_length(PhdRecordKind kind, ObjectKind array, std::uint64_t length) const;
 
     Bytes file_;
     const PhdHeader& header_;
@@ -203,7 +204,20 @@ std::optional<DecodeError> RecordWalker::finish(PhdRecordKind kind, std::uint64_
     return std::nullopt;
 }
 
+// An array longer than Java allows is malformed (formats.h, kMaxJavaArrayLength); refusing it
+// here keeps every size computed from a length below 2^35 bytes. A cut record reads 0s.
+std::optional<DecodeError> RecordWalker::check_length(PhdRecordKind kind, ObjectKind array,
+                                                      std::uint64_t length) const {
+    if (in_.overrun() || length <= kMaxJavaArrayLength) return std::nullopt;
+    std::string what = array == ObjectKind::primitive_array ? "primitive array" : "object array";
+    return DecodeError{record_offset_, phd_record_name(kind),
+                       what + " length " + std::to_string(length) + " exceeds Java's maximum " +
+                           std::to_string(kMaxJavaArrayLength)};
+}
+
 std::optional<DecodeError> RecordWalker::finish_object(PhdRecordKind kind, PhdObject& object) {
+    if (object.kind != ObjectKind::instance)
+        if (auto error = check_length(kind, object.kind, object.length)) return error;
     if (auto error = finish(kind, object.address)) return error;
     if (out_) {
         object.file_offset = record_offset_;
@@ -289,13 +303,15 @@ std::optional<DecodeError> RecordWalker::object_array(std::uint8_t tag) {
     object.class_address = word();
     hash(flags & 2);
     object.length = in_.u(4);
+    PhdRecordKind kind = tag == 8 ? PhdRecordKind::object_array : PhdRecordKind::object_array_old;
+    if (auto error = check_length(kind, object.kind, object.length)) return error;  // before reading that many
     references(object, object.length, (flags >> 4) & 3);
     // The VM walks array slots from the last, so the references come in reverse index order.
     if (out_ && !in_.overrun())
         std::reverse(out_->refs.begin() + object.first_ref, out_->refs.end());
     if (tag == 8) object.length = in_.u(4);
     object.instance_size = instance_size();
-    return finish_object(tag == 8 ? PhdRecordKind::object_array : PhdRecordKind::object_array_old, object);
+    return finish_object(kind, object);
 }
 
 // Tag 6, flags ggrrh___: h = the class object's int hash follows its instance size.

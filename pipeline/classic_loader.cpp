@@ -87,15 +87,11 @@ private:
     // An object of this type: its kind and class, the rest left for the caller.
     PhdObject typed_object(const std::string& type) {
         PhdObject out;
-        if (type.size() == 2 && type[0] == '[' && primitive_of(type[1])) {
-            out.kind = ObjectKind::primitive_array;
+        out.kind = classic_type_kind(type);  // the rule the record counts use
+        if (out.kind == ObjectKind::primitive_array)
             out.element_type = static_cast<std::uint8_t>(*primitive_of(type[1]));
-        } else if (type.starts_with('[')) {
-            out.kind = ObjectKind::object_array;
-            out.class_address = class_address(element_type(type));
-        } else {
-            out.class_address = class_address(type);
-        }
+        else
+            out.class_address = class_address(out.kind == ObjectKind::object_array ? element_type(type) : type);
         return out;
     }
 

@@ -129,20 +129,39 @@ private:
     // DTFJ: a class whose super chain reaches java/lang/ClassLoader, or that has no super
     // class and a name ending "ClassLoader" (old Java 5 dumps lack super classes).
     std::vector<std::uint8_t> find_loader_classes() const {
-        std::vector<std::uint8_t> is_loader(records_.size(), 0);
-        std::optional<std::uint32_t> base = record_named("java.lang.ClassLoader");
+        std::vector<std::uint8_t> is_loader = extends_class_loader();
         for (std::uint32_t i = 0; i < records_.size(); ++i) {
-            std::uint32_t j = i;
-            for (std::size_t steps = 0; steps <= records_.size() && !is_loader[i]; ++steps) {
-                if (base && j == *base) is_loader[i] = 1;
-                auto super = by_address_.find(records_[j]->super_address);
-                if (super == by_address_.end()) break;
-                j = super->second;
-            }
             const PhdClass& c = *records_[i];
             if (!by_address_.count(c.super_address) && !c.name.starts_with('[') && c.name.ends_with("ClassLoader"))
                 is_loader[i] = 1;
         }
+        return is_loader;
+    }
+
+    // Whether each class record's super chain (itself included) reaches java/lang/ClassLoader.
+    // Each chain is walked once up to a class already decided, so a chain of n classes costs n
+    // steps, not n^2 / 2; a cycle of supers (a damaged dump) ends the walk too.
+    std::vector<std::uint8_t> extends_class_loader() const {
+        enum : std::uint8_t { kUnknown, kYes, kNo, kOnPath };
+        std::vector<std::uint8_t> state(records_.size(), kUnknown);
+        std::optional<std::uint32_t> base = record_named("java.lang.ClassLoader");
+        if (base) state[*base] = kYes;
+        std::vector<std::uint32_t> path;
+        for (std::uint32_t i = 0; i < records_.size(); ++i) {
+            std::uint32_t j = i;
+            while (state[j] == kUnknown) {
+                state[j] = kOnPath;
+                path.push_back(j);
+                auto super = by_address_.find(records_[j]->super_address);
+                if (super == by_address_.end()) break;
+                j = super->second;
+            }
+            std::uint8_t answer = state[j] == kYes ? kYes : kNo;  // kOnPath: a cycle without the base
+            for (std::uint32_t k : path) state[k] = answer;
+            path.clear();
+        }
+        std::vector<std::uint8_t> is_loader(records_.size());
+        for (std::uint32_t i = 0; i < records_.size(); ++i) is_loader[i] = state[i] == kYes;
         return is_loader;
     }
 
@@ -271,6 +290,15 @@ private:
         return align8(16 + o.length * element);
     }
 
+    // The decoders hold each object below kMaxJavaObjectBytes; the total is what could still
+    // wrap the sums made over it later (formats.h).
+    void set_shallow(graph::NodeId v, std::uint64_t bytes, std::uint64_t file_offset) {
+        if (!add_heap_bytes(heap_bytes_, bytes))
+            throw DumpError(info_.path, {file_offset, heap_.record_name,
+                                         "takes the heap's objects past 2^63 bytes, more than any heap can hold"});
+        input_.shallow_bytes[v] = bytes;
+    }
+
     void edge(graph::NodeId from, ObjectId to) {
         graph::NodeId node = node_of(to);
         if (node == graph::kNoNode) {
@@ -291,7 +319,7 @@ private:
         graph::NodeId v = node_of(c.address);
         input_.kind[v] = graph::NodeKind::class_object;
         input_.class_index[v] = class_of_classes_;
-        input_.shallow_bytes[v] = c.class_bytes;
+        set_shallow(v, c.class_bytes, c.file_offset);
         if (input_.classes[class_of_classes_].node != graph::kNoNode) input_.edges.push_back({v, input_.classes[class_of_classes_].node});
         if (c.super_address) edge(v, c.super_address);
         for (ObjectId ref : c.static_refs) edge(v, ref);
@@ -304,7 +332,7 @@ private:
                          : o.kind == ObjectKind::object_array ? graph::NodeKind::object_array
                                                               : graph::NodeKind::primitive_array;
         input_.class_index[v] = class_index;
-        input_.shallow_bytes[v] = shallow(o, class_index);
+        set_shallow(v, shallow(o, class_index), o.file_offset);
         graph::NodeId class_node = input_.classes[class_index].node;
         if (class_node != graph::kNoNode) input_.edges.push_back({v, class_node});
         for (std::uint64_t i = o.first_ref; i < o.first_ref + o.ref_count; ++i) edge(v, r.refs[i]);
@@ -372,6 +400,7 @@ private:
     std::optional<ObjectId> boot_;     // the bootstrap loader's object, when one is found
     std::uint32_t class_of_classes_ = 0;
     std::uint64_t class_refs_dropped_ = 0, dangling_ = 0, threads_missing_ = 0;
+    std::uint64_t heap_bytes_ = 0;  // shallow sizes so far
 };
 
 }  // namespace

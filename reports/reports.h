@@ -73,7 +73,13 @@ struct ClassicOutput {
     std::uint32_t word_bytes = 8;              // 4 or 8: the width of every address
     bool sdk = false;
 };
-void write_classic(const ClassicOutput& in, std::ostream& out);
+// Class names the writer had to change so that the classic reader reads them back (control
+// bytes, a leading '[' that is no array, names past 65535 bytes; reports/classic_writer.cpp).
+struct ClassicWritten {
+    std::uint64_t names_rewritten = 0;
+    std::vector<std::string> examples;  // the first few, as written (at most 80 bytes each)
+};
+ClassicWritten write_classic(const ClassicOutput& in, std::ostream& out);
 // Adds `timings` as the report's last key (--timings; the one part that varies by run).
 std::string add_timings(std::string json, const std::vector<StageTime>& timings);
 void write_objects_tsv(const Analysis& analysis, std::ostream& out);

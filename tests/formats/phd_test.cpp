@@ -491,6 +491,76 @@ TEST_CASE("phd: before defect 78432 a primitive array of size code 3 holds an in
     CHECK(decoded.records.objects[0].length == 7);
 }
 
+TEST_CASE("phd: an array longer than Java allows (2^31 - 1) is refused at its record, by scan and decode") {
+    const std::string limit = " exceeds Java's maximum 2147483647";
+    struct Case {
+        const char* what;
+        std::uint32_t word;
+        std::vector<std::uint8_t> record;  // the bad record, at the body's start (0x24)
+        std::string record_name, message;
+    };
+    auto bytes = [](ByteBuilder b) { return b.bytes; };
+    const Case cases[] = {
+        {"long[] of 2^63 - 1: once 8 bytes after the wrap", 4,
+         bytes(ByteBuilder().u1(0x3F)            // primitive array: 001 111 11 = long[], long gap and length
+                   .u8(0x00C01000 >> 2)          //   gap: an absolute address
+                   .u8(0x7FFFFFFFFFFFFFFF)       //   length 2^63 - 1
+                   .u4(0)),                      //   instance size
+         "PHD primitive array record", "primitive array length 9223372036854775807" + limit},
+        {"long primitive array, 2^31 in a 32-bit word", 4,
+         bytes(ByteBuilder().u1(0x07)            // long primitive array record
+                   .u1(0xF0)                     //   flags: 111 1 0000 = long[], word gap and length
+                   .u4(0x00C01000 >> 2)          //   gap word
+                   .u4(0x80000000)               //   length 2^31
+                   .u4(0)),                      //   instance size
+         "PHD long primitive array record", "primitive array length 2147483648" + limit},
+        {"object array (tag 8) with a true length of 2^32 - 1", 4,
+         bytes(ByteBuilder().u1(0x08)            // object array record (tag 8)
+                   .u1(0xC0)                     //   flags: long gap, byte refs
+                   .u8(0x00C01000 >> 2)          //   gap
+                   .u4(0x00C00F00)               //   class
+                   .u4(0)                        //   no references
+                   .u4(0xFFFFFFFF)               //   true length 2^32 - 1
+                   .u4(0)),                      //   instance size
+         "PHD object array record (tag 8)", "object array length 4294967295" + limit},
+        {"object array (tag 5) claiming 2^31 references", 4,
+         bytes(ByteBuilder().u1(0x05)            // object array record (tag 5)
+                   .u1(0xC0)                     //   flags: long gap, byte refs
+                   .u8(0x00C01000 >> 2)          //   gap
+                   .u4(0x00C00F00)               //   class
+                   .u4(0x80000000)),             //   2^31 references, none of them here
+         "PHD object array record (tag 5)", "object array length 2147483648" + limit},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.what);
+        ByteBuilder b = phd_header(c.word, 6, kJ9);
+        const std::uint64_t at = b.size();
+        b.bytes.insert(b.bytes.end(), c.record.begin(), c.record.end());
+        b.u1(0x03);  // end of dump
+        PhdHeader header = expect_ok<PhdHeader>(read_phd_header(b.bytes));
+        DecodeError error = expect_error(scan_phd_runs(b.bytes, header, 1 << 20));
+        CHECK(error.offset == at);
+        CHECK(error.record == c.record_name);
+        CHECK(error.message == c.message);
+        PhdRun run{phd_initial_state(header), b.size() - 1};
+        CHECK(expect_error(decode_phd_run(b.bytes, header, run)).message == c.message);
+        CHECK(test::load_error(b.bytes, "long.phd") ==
+              "long.phd @0x00000024: " + c.record_name + " " + c.message);
+    }
+}
+
+TEST_CASE("phd: a long[] of exactly 2^31 - 1 elements loads as 16 GiB, the largest Java object") {
+    ByteBuilder b = phd_header(8, 5, kJ9);   // v5: no instance size, so the size is estimated
+    b.u1(0x3F);                              // primitive array: long[], long gap and length
+    b.u8(0x00C01000 >> 2);                   //   gap: an absolute address
+    b.u8(0x7FFFFFFF);                        //   length 2^31 - 1
+    b.u1(0x03);                              // end of dump
+    LoadedDump dump = load_dump_bytes(b.bytes, "largest.phd", {});
+    REQUIRE(dump.graph.node_count() == 1);
+    CHECK(dump.graph.shallow_bytes[0] == 16 + 0x7FFFFFFFull * 8);  // J9's 16-byte header estimate
+    CHECK(dump.graph.shallow_bytes[0] <= kMaxJavaObjectBytes);
+}
+
 TEST_CASE("phd: object arrays (tags 8 and 5) give references in index order, true length and v6 instance size") {
     std::uint32_t word = 0;
     SUBCASE("32-bit words") { word = 4; }
@@ -1061,4 +1131,18 @@ TEST_CASE("phd: random byte changes in a real dump give records or an error, nev
         CHECK(offset <= bytes.size());
     }
     CHECK(errors > 0);
+}
+
+TEST_CASE("phd: a heap's running total of sizes stops below 2^63 bytes, so no sum over its objects wraps") {
+    std::uint64_t total = 0;
+    CHECK(add_heap_bytes(total, kMaxJavaObjectBytes));
+    CHECK(total == kMaxJavaObjectBytes);
+    total = kMaxHeapBytes - 10;
+    CHECK(add_heap_bytes(total, 10));
+    CHECK(total == kMaxHeapBytes);
+    CHECK_FALSE(add_heap_bytes(total, 1));
+    CHECK(total == kMaxHeapBytes);  // unchanged
+    total = 0;
+    CHECK_FALSE(add_heap_bytes(total, UINT64_MAX));
+    CHECK(total == 0);
 }

@@ -91,3 +91,31 @@ TEST_CASE("classic pipeline: a classic dump cut in half says the // EOF trailer 
         CHECK(std::string(e.what()).find("EOF") != std::string::npos);
     }
 }
+
+TEST_CASE("classic pipeline: object sizes past Java's largest object are refused at the size, before they can wrap a sum") {
+    // Two objects of 2^64 - 1 bytes once summed to 14; a size one byte past a long[] of
+    // 2^31 - 1 elements (and its header) is refused as well, for an OBJ or a CLS record.
+    const std::string limit = " exceeds Java's maximum object size 17179869240 (a long[] of 2^31 - 1 elements)";
+    auto dump = [](const std::string& first, const std::string& second, const std::string& kind) {
+        return "// Version: test\n"
+               "0x00001000 [" + first + "] OBJ [J\n"
+               "\t\n"
+               "0x00002000 [" + second + "] " + kind + "\n"
+               "\t\n"
+               "// Breakdown - Classes: 0, Objects: 0, ObjectArrays: 0, PrimitiveArrays: 2\n"
+               "// EOF:  Total 'Objects',Refs(null) : 2,0(0)\n";
+    };
+    std::string two_huge = dump("18446744073709551615", "18446744073709551615", "OBJ [J");
+    CHECK(test::load_error(bytes_of(two_huge), "huge.txt") ==
+          "huge.txt @0x0000001c: classic OBJ record line 2: size 18446744073709551615" + limit);
+    std::string just_over = dump("17179869240", "17179869241", "OBJ [J");
+    std::uint64_t second = just_over.find("[17179869241]");
+    CHECK(test::load_error(bytes_of(just_over), "over.txt") ==
+          "over.txt @" + hex_offset(second) + ": classic OBJ record line 4: size 17179869241" + limit);
+    std::string class_over = dump("16", "17179869241", "CLS java/lang/Object");
+    CHECK(test::load_error(bytes_of(class_over), "class.txt") ==
+          "class.txt @" + hex_offset(class_over.find("[17179869241]")) + ": classic CLS record line 4: size 17179869241" + limit);
+    // At the limit both load, and their sum is exact.
+    LoadedDump at_limit = load_dump_bytes(bytes_of(dump("17179869240", "17179869240", "OBJ [J")), "limit.txt", {});
+    CHECK(graph::summarize(at_limit.graph).shallow_bytes == 2 * 17179869240ull);
+}

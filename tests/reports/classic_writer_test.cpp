@@ -3,13 +3,16 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
+#include <set>
 #include <tuple>
 #include <sstream>
 
 #include "pipeline.h"
 #include "reports.h"
 #include "reports/classic_text.h"
+#include "html_fixtures.h"
 #include "test_support.h"
 
 using namespace heapgraph;
@@ -127,4 +130,108 @@ TEST_CASE("classic writer: the convert command writes the file atomically and re
     CHECK(bad.code == 1);
     test::Run missing = test::run("convert " + dump + " --to classic -o /nonexistent-dir/x.txt");
     CHECK(missing.code == 4);
+}
+
+namespace {
+
+// A heap with one class object and one object per case: the object's class has the case's
+// name, and the object the case's kind. Classes without a class object get none.
+struct NamedObject {
+    std::string class_name;
+    graph::NodeKind kind;
+};
+// How many classes the objects (not the class objects) belong to.
+std::size_t object_classes(const LoadedDump& dump) {
+    std::set<std::uint32_t> classes;
+    for (graph::NodeId v = 0; v < dump.graph.node_count(); ++v)
+        if (dump.graph.kind[v] != graph::NodeKind::class_object) classes.insert(dump.graph.class_index[v]);
+    return classes.size();
+}
+
+LoadedDump hostile_names_heap(const std::vector<NamedObject>& cases) {
+    graph::HeapInput in;
+    in.classes.push_back({"java.lang.Class", graph::kNoNode, graph::kNoNode});
+    LoadedDump dump;
+    for (const NamedObject& c : cases) {
+        auto object = static_cast<graph::NodeId>(in.kind.size());
+        in.kind.push_back(c.kind);
+        in.class_index.push_back(static_cast<std::uint32_t>(in.classes.size()));
+        in.shallow_bytes.push_back(24 + 8 * object);
+        in.kind.push_back(graph::NodeKind::class_object);  // its class object
+        in.class_index.push_back(0);
+        in.shallow_bytes.push_back(100);
+        in.classes.push_back({c.class_name, object + 1, graph::kNoNode});
+        dump.addresses.push_back(0x10000 + 0x100 * object);
+        dump.addresses.push_back(0x10000 + 0x100 * (object + 1));
+    }
+    dump.graph = graph::build_heap_graph(std::move(in));
+    dump.info.id_size = 8;
+    return dump;
+}
+
+}  // namespace
+
+TEST_CASE("classic writer: class names the reader cannot take are rewritten, counted, and read back with the same counts") {
+    using K = graph::NodeKind;
+    const std::string long_name(70000, 'x');
+    const std::vector<NamedObject> cases = {
+        {std::string("nul\0byte", 8), K::instance},        // 0x00 ends a token
+        {"\x01start", K::instance},                         // a control byte
+        {"new\nline\ttab\r", K::instance},                  // blanks split the record
+        {"del\x7f", K::instance},                           // DEL is no token byte
+        {long_name, K::instance},                           // past a u2 length
+        {long_name + "y", K::instance},                     // cut too, and kept apart from the one above
+        {long_name + "[]", K::object_array},                // an array of it
+        {"[", K::instance},                                 // read as an array once
+        {"[", K::object_array},                             // not an array type: "[L\x5b;"
+        {"Plain", K::object_array},                         // an object array whose class says no array
+        {"int[]", K::object_array},                         // would read as a primitive array
+        {"[[", K::instance},                                // only the first '[' escaped
+        {"ok.Name", K::instance},                           // written as it is: not counted
+        {"int[][]", K::object_array},                       // an array of int arrays: as it is
+        {"long[]", K::primitive_array},                     // as it is
+    };
+    LoadedDump dump = hostile_names_heap(cases);
+    std::ostringstream out;
+    reports::ClassicWritten written = reports::write_classic({dump.graph, dump.addresses, "test", 8, false}, out);
+    const std::string text = out.str();
+    CHECK(written.names_rewritten == 12);
+    REQUIRE(written.examples.size() == 3);
+    CHECK(written.examples[0] == "nul\\x00byte");
+    CHECK(written.examples[1] == "\\x01start");
+    CHECK(written.examples[2] == "new_line_tab_");
+    CHECK(text.find("OBJ del\\x7f\n") != std::string::npos);
+    CHECK(text.find("OBJ \\x5b\n") != std::string::npos);
+    CHECK(text.find("OBJ [L\\x5b;\n") != std::string::npos);
+    CHECK(text.find("OBJ [LPlain;\n") != std::string::npos);
+    CHECK(text.find("OBJ [Lint;\n") != std::string::npos);  // reads back as of class int[]
+    CHECK(text.find("OBJ ok/Name\n") != std::string::npos);
+    CHECK(text.find("OBJ [[I\n") != std::string::npos);
+    CHECK(text.find("OBJ [J\n") != std::string::npos);
+    for (bool sdk : {false, true}) {
+        CAPTURE(sdk);
+        std::ostringstream layout;
+        (void)reports::write_classic({dump.graph, dump.addresses, "two\nlines", 8, sdk}, layout);  // one line written
+        LoadedDump back = load_text(layout.str(), "names.txt");
+        check_same_counts(dump, back);
+        CHECK(back.info.format_version.ends_with(": two lines"));
+        CHECK(object_classes(back) == object_classes(dump));  // no two names merged into one class
+    }
+}
+
+TEST_CASE("classic writer: convert says on stderr how many class names it rewrote, and its file reads back") {
+    // The payload dump's two class names hold blanks, which would split their records.
+    std::string dir = test::temp_dir();
+    std::vector<std::uint8_t> hprof = test::payload_hprof();
+    std::ofstream(dir + "/payload.hprof", std::ios::binary).write(reinterpret_cast<const char*>(hprof.data()),
+                                                                 static_cast<std::streamsize>(hprof.size()));
+    test::Run convert = test::run("convert " + dir + "/payload.hprof --to classic -o " + dir + "/payload.txt");
+    CHECK(convert.code == 0);
+    CHECK(convert.out == "heapgraph: warning: 2 class names rewritten for classic text: <img_src=x_onerror=alert(1)> "
+                         "<svg_onload=alert(2)>&amp;\"'\n");
+    LoadedDump back = load_dump(dir + "/payload.txt", {});
+    check_same_counts(load_dump_bytes(hprof, "payload.hprof", {}), back);
+    test::Run plain = test::run("convert " + test::data_path("phd/heapdump.20100209.165721.4484.phd") +
+                                " --to classic -o " + dir + "/plain.txt");
+    CHECK(plain.out.empty());  // nothing rewritten, nothing said
 }
