@@ -250,6 +250,10 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     info.id_size = top.header.id_size;
     info.dumps_in_file = static_cast<std::uint32_t>(top.dumps.size());
     info.dump_index = options.dump_index;
+    if (top.dumps.empty() && top.cut)  // --allow-truncated reads what comes before a cut: here, no heap
+        fail(info, {file.size(), "end of file", "cuts the record at " + hex_offset(top.cut->offset) +
+                                                    ", before any HEAP DUMP or HEAP DUMP SEGMENT record: "
+                                                    "no heap dump is left to read"});
     if (top.dumps.empty())
         fail(info, {file.size(), "end of file", "reached with no HEAP DUMP or HEAP DUMP SEGMENT record: "
                                                 "the file holds no heap dump (cut short?)"});

@@ -53,25 +53,7 @@ DumpError load_error(const std::vector<std::uint8_t>& bytes, const std::string& 
     return DumpError(name, {});
 }
 
-// Reads a "VmRSS:"-style line of /proc/self/status, in bytes.
-std::uint64_t status_bytes(const std::string& key) {
-    std::ifstream in("/proc/self/status");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind(key, 0) == 0) return std::stoull(line.substr(key.size())) * 1024;
-    return 0;
-}
-
-// How far this process's resident memory rises above where it was while `load` runs: the
-// high-water mark is reset first (/proc/self/clear_refs, "5"). In-process, because a forked
-// child's ru_maxrss starts at the size of its parent.
-template <typename Load>
-std::uint64_t peak_rss_increase(Load&& load) {
-    std::ofstream("/proc/self/clear_refs") << "5";
-    const std::uint64_t before = status_bytes("VmRSS:");
-    load();
-    const std::uint64_t peak = status_bytes("VmHWM:");
-    return peak > before ? peak - before : 0;
-}
+using test::peak_rss_increase;
 
 // load_dump_bytes fails with an error at `offset`, while memory rises by less than 50 MB.
 DumpError check_refused(const std::vector<std::uint8_t>& bytes, const std::string& name, std::uint64_t offset,
