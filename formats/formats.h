@@ -227,8 +227,6 @@ public:
     }
 
 private:
-    std::uint32_t link_supers(std::span<const ClassDump> classes, std::uint32_t first,
-                              std::vector<std::uint8_t>& state);
     void finish(const ClassDump& dump, std::uint32_t index, std::uint32_t super, bool complete,
                 std::uint32_t id_size);
 

@@ -50,15 +50,15 @@ std::uint64_t level_end(std::uint64_t super_end, ClassLayout::Level own, const S
     return own_bytes && !model.packed_fields ? align_up(end, model.reference_bytes) : end;
 }
 
-// Injected fields are added to the total: exact for the packed layout, the only one they are
-// used with (the VM places them with their class's own fields).
+// Injected fields are added to the total: exact for the packed layout, where the order of the
+// fields does not change it (the builder uses them with that layout only).
 std::uint64_t instance_shallow_bytes(std::uint64_t fields_end, const SizeModel& model,
                                      ClassLayout::Level injected) {
     fields_end += injected.primitive_bytes + std::uint64_t{injected.references} * model.reference_bytes;
     return align_up(fields_end, model.alignment);
 }
 
-// The legacy layout places injected fields before the levels, as the header's tail.
+// Here injected fields count first, just after the header.
 std::uint64_t instance_shallow_bytes(std::span<const ClassLayout::Level> levels, const SizeModel& model,
                                      ClassLayout::Level injected) {
     std::uint64_t bytes = model.object_header_bytes + injected.primitive_bytes +
