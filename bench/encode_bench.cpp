@@ -36,12 +36,8 @@ void encode_blocks(benchmark::State& state) {
     while (auto next = std::get<std::optional<heapgraph::HeapChunk>>(chunker.next())) chunks.push_back(std::move(*next));
     heapgraph::ClassTable table;
     table.context.id_size = header.id_size;
-    std::unordered_map<heapgraph::ObjectId, const heapgraph::ClassDump*> by_id;
-    for (std::uint32_t i = 0; i < chunker.classes().size(); ++i) {
-        by_id.emplace(chunker.classes()[i].class_id, &chunker.classes()[i]);
-        table.ordinal.emplace(chunker.classes()[i].class_id, i + 1);
-    }
-    for (const auto& c : chunker.classes()) table.context.layouts.emplace(c.class_id, heapgraph::make_layout(by_id, c.class_id, header.id_size));
+    for (std::uint32_t i = 0; i < chunker.classes().size(); ++i) table.ordinal.emplace(chunker.classes()[i].class_id, i + 1);
+    table.context.layouts = heapgraph::ClassLayouts(chunker.classes(), header.id_size);
     std::uint64_t stream = 0, refs = 0, input = 0;
     for (auto _ : state) {
         stream = refs = input = 0;

@@ -106,6 +106,12 @@ struct StringRecord {
     ObjectId id = 0;
     std::string_view text;  // points into the file bytes
 };
+// HPROF strings are Java's modified UTF-8: U+0000 is written C0 80, and a character beyond
+// U+FFFF as its UTF-16 surrogate pair, each half a 3-byte sequence (ED A0..AF xx, ED B0..BF xx).
+// Returns standard UTF-8: pairs become one 4-byte sequence; a lone surrogate half and bytes that
+// are no sequence become U+FFFD (standard 4-byte sequences, which some writers use, are kept).
+std::string utf8_from_modified(std::string_view text);
+
 struct LoadClassRecord {
     std::uint32_t serial = 0;
     ObjectId class_id = 0;
@@ -191,18 +197,64 @@ struct HeapChunk {
 std::variant<std::uint64_t, DecodeError> sub_record_size(Bytes bytes, std::uint64_t pos,
                                                          std::uint32_t id_size);
 
-// The flattened field layout of a class: its fields then its super classes' fields, which is
-// the order HPROF writes instance values in.
+// The field layout of one class. HPROF writes an instance's values class first, then each
+// super class's up to java.lang.Object; a layout holds only the fields its own class declares
+// and links to its super class's layout, so a hierarchy n classes deep costs n layouts (not
+// n²/2 levels) and each is built once, from its super class's totals.
 struct ClassLayout {
-    std::uint32_t data_bytes = 0;             // bytes of field values in an instance dump
-    std::vector<std::uint32_t> ref_offsets;   // offsets of object fields within those bytes
-    std::vector<ObjectId> ref_names;          // field name string ids, parallel to ref_offsets
     struct Level {
-        std::uint32_t primitive_bytes = 0;    // of the fields this class declares
+        std::uint32_t primitive_bytes = 0;
         std::uint32_t references = 0;
     };
-    std::vector<Level> levels;                // the class first, java.lang.Object last
-    bool complete = true;                     // false when a super class dump is missing
+    static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    Level own;                                // the fields this class declares
+    std::uint64_t data_bytes = 0;             // bytes of field values in an instance dump: own and inherited
+    std::uint64_t references = 0;             // reference fields of an instance: own and inherited
+    std::vector<std::uint32_t> ref_offsets;   // own object fields: offsets within the own bytes
+    std::vector<ObjectId> ref_names;          // their name string ids, parallel to ref_offsets
+    std::uint32_t super = kNone;              // the super class's layout (index in ClassLayouts)
+    std::uint32_t refs_above = kNone;         // the nearest super class layout that declares references
+    bool complete = true;                     // false when a super class dump is missing (or supers loop)
+};
+
+// The layouts of a dump's classes: one per class dump, in the same order, each built from its
+// super class's (time and memory linear in classes and fields).
+class ClassLayouts {
+public:
+    ClassLayouts() = default;
+    ClassLayouts(std::span<const ClassDump> classes, std::uint32_t id_size);
+
+    // The layout index of a class id (its first class dump), or ClassLayout::kNone.
+    std::uint32_t index_of(ObjectId class_id) const {
+        auto found = index_.find(class_id);
+        return found == index_.end() ? ClassLayout::kNone : found->second;
+    }
+    const ClassLayout& operator[](std::uint32_t index) const { return layouts_[index]; }
+    std::size_t size() const { return layouts_.size(); }
+    // Every layout index, each super class before its subclasses: folds down the chains.
+    const std::vector<std::uint32_t>& supers_first() const { return supers_first_; }
+
+    // Calls visit(offset, level, k) for each reference field of an instance of layout `index`,
+    // in dump order: `offset` within the instance's field bytes, `level` the layout that declares
+    // it, `k` its place among that level's ref_offsets. Only levels with references are walked,
+    // so the cost is that of the fields read.
+    template <typename Visit>
+    void for_each_reference(std::uint32_t index, Visit&& visit) const {
+        const std::uint64_t total = layouts_[index].data_bytes;
+        for (std::uint32_t level = index; level != ClassLayout::kNone; level = layouts_[level].refs_above) {
+            const ClassLayout& l = layouts_[level];
+            const std::uint64_t base = total - l.data_bytes;
+            for (std::uint32_t k = 0; k < l.ref_offsets.size(); ++k) visit(base + l.ref_offsets[k], level, k);
+        }
+    }
+
+private:
+    void finish(const ClassDump& dump, std::uint32_t index, std::uint32_t super, bool complete,
+                std::uint32_t id_size);
+
+    std::vector<ClassLayout> layouts_;
+    std::unordered_map<ObjectId, std::uint32_t> index_;
+    std::vector<std::uint32_t> supers_first_;
 };
 
 // How the producing JVM laid out objects: decides shallow sizes (docs/size-model.md).
@@ -222,10 +274,14 @@ struct SizeModel {
 
 struct HprofContext {
     std::uint32_t id_size = 8;
-    std::unordered_map<ObjectId, ClassLayout> layouts;  // by class id
+    ClassLayouts layouts;
     // While the dump is still being scanned a class dump may lie ahead: then an instance of
     // an unknown class stops the chunk (HeapRecords::deferred_on) instead of failing it.
     bool defer_unknown_classes = false;
+    // --allow-truncated, on a heap dump the end of the file cuts: class dumps that lay after
+    // the cut are lost, so an instance of a class with no usable layout is kept with no
+    // references (HeapRecords::unreadable_classes) instead of failing the chunk.
+    bool tolerate_unknown_classes = false;
 };
 
 enum class ObjectKind : std::uint8_t { instance, object_array, primitive_array, class_object };
@@ -235,7 +291,7 @@ enum class ObjectKind : std::uint8_t { instance, object_array, primitive_array, 
 struct ObjectRecord {
     ObjectId id = 0;
     ObjectId class_id = 0;  // 0 for a primitive array (its class is found by element type)
-    std::uint64_t length = 0;  // elements of an array
+    std::uint64_t length = 0;  // elements of an array; field bytes of an unreadable instance
     std::uint64_t first_ref = 0;  // into HeapRecords::refs
     std::uint64_t position = 0;   // of the sub-record in its chunk
     std::uint32_t ref_count = 0;
@@ -254,6 +310,8 @@ struct HeapRecords {
     std::vector<ClassDump> classes;
     std::uint64_t counts[256] = {};  // sub-records by tag
     ObjectId deferred_on = 0;  // see HprofContext::defer_unknown_classes
+    // The class of each instance kept without its fields (HprofContext::tolerate_unknown_classes).
+    std::vector<ObjectId> unreadable_classes;
 };
 
 // Reads the CLASS DUMP sub-record at `pos` (its size already checked by sub_record_size).
@@ -271,12 +329,14 @@ std::variant<HeapRecords, DecodeError> decode_heap_chunk(const HeapChunk& chunk,
 std::optional<DecodeError> decode_heap_chunk_into(const HeapChunk& chunk, const HprofContext& context,
                                                   HeapRecords& out);
 
-ClassLayout make_layout(const std::unordered_map<ObjectId, const ClassDump*>& classes,
-                        ObjectId class_id, std::uint32_t id_size);
-
-// `injected`: fields the VM adds to a class without declaring them (HotSpot's injected
-// fields, such as ClassLoader.loader_data); HPROF never lists them.
-std::uint64_t instance_shallow_bytes(const ClassLayout& layout, const SizeModel& model,
+// Shallow sizes fold down a class's super chain, from java.lang.Object to the class:
+// `super_end` is level_end() of the super class (object_header_bytes for a class with none),
+// and instance_shallow_bytes() aligns the total, after adding HotSpot's injected fields.
+std::uint64_t level_end(std::uint64_t super_end, ClassLayout::Level own, const SizeModel& model);
+std::uint64_t instance_shallow_bytes(std::uint64_t fields_end, const SizeModel& model,
+                                     ClassLayout::Level injected = {});
+// The same for a chain given whole: `levels` are the class's first, java.lang.Object's last.
+std::uint64_t instance_shallow_bytes(std::span<const ClassLayout::Level> levels, const SizeModel& model,
                                      ClassLayout::Level injected = {});
 // The injected fields HotSpot (JDK 15+) adds to a JDK class of this Java name, if any.
 ClassLayout::Level hotspot_injected_fields(std::string_view java_name);

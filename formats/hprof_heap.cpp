@@ -297,32 +297,44 @@ private:
         object.class_id = in.u(id_);
         std::uint32_t length = in.u4();
         object.position = pos;
-        auto layout = context_.layouts.find(object.class_id);
-        bool usable = layout != context_.layouts.end() && layout->second.complete;
+        const std::uint32_t index = context_.layouts.index_of(object.class_id);
+        const ClassLayout* layout = index == ClassLayout::kNone ? nullptr : &context_.layouts[index];
+        bool usable = layout && layout->complete;
         if (!usable && context_.defer_unknown_classes) {
             out.deferred_on = object.class_id;
             return std::nullopt;
         }
-        if (layout == context_.layouts.end())
+        if (!usable && context_.tolerate_unknown_classes) return keep_unreadable(object, length);
+        if (!layout)
             return sub_error(&chunk_, pos, 0x21, "object " + hex_offset(object.id) + " has class " +
                                                      hex_offset(object.class_id) + " with no CLASS_DUMP");
-        if (!layout->second.complete)
+        if (!layout->complete)
             return sub_error(&chunk_, pos, 0x21,
                              "object " + hex_offset(object.id) + " has class " + hex_offset(object.class_id) +
                                  " whose super class chain has no CLASS_DUMP: its fields cannot be read");
-        if (layout->second.data_bytes != length)
+        if (layout->data_bytes != length)
             return sub_error(&chunk_, pos, 0x21,
                              "object " + hex_offset(object.id) + " has " + std::to_string(length) +
                                  " bytes of fields, its class layout needs " +
-                                 std::to_string(layout->second.data_bytes));
+                                 std::to_string(layout->data_bytes));
         object.first_ref = out.refs.size();
         const std::uint8_t* data = in.here();
-        for (std::uint32_t offset : layout->second.ref_offsets) {
+        context_.layouts.for_each_reference(index, [&](std::uint64_t offset, std::uint32_t, std::uint32_t) {
             ByteReader field({data + offset, id_});
             if (ObjectId ref = field.u(id_)) out.refs.push_back(ref);
-        }
+        });
         object.ref_count = static_cast<std::uint32_t>(out.refs.size() - object.first_ref);
         (void)size;
+        out.objects.push_back(object);
+        return std::nullopt;
+    }
+
+    // Without its class's layout an instance's references cannot be told from its other
+    // field values: it is kept with none, its field bytes standing in for its size.
+    std::optional<DecodeError> keep_unreadable(ObjectRecord& object, std::uint32_t field_bytes) {
+        object.length = field_bytes;
+        object.first_ref = out.refs.size();
+        out.unreadable_classes.push_back(object.class_id);
         out.objects.push_back(object);
         return std::nullopt;
     }
@@ -382,6 +394,7 @@ std::optional<DecodeError> decode_heap_chunk_into(const HeapChunk& chunk, const 
     out.refs.clear();
     out.roots.clear();
     out.classes.clear();
+    out.unreadable_classes.clear();
     std::fill(std::begin(out.counts), std::end(out.counts), 0);
     out.deferred_on = 0;
     ChunkDecoder decoder(chunk, context, out);
@@ -392,30 +405,63 @@ std::optional<DecodeError> decode_heap_chunk_into(const HeapChunk& chunk, const 
 
 // ---- layouts -------------------------------------------------------------------------------
 
-ClassLayout make_layout(const std::unordered_map<ObjectId, const ClassDump*>& classes,
-                        ObjectId class_id, std::uint32_t id_size) {
-    ClassLayout layout;
-    for (ObjectId current = class_id; current != 0;) {
-        auto found = classes.find(current);
-        if (found == classes.end() || layout.levels.size() > classes.size()) {
-            layout.complete = false;  // a missing super class, or a cycle in super links
-            break;
+// Each class's chain is walked up only to the first class already built, so every class is
+// visited a bounded number of times: building all layouts is linear however deep the
+// hierarchy. No recursion: a chain can be as long as the dump has classes.
+ClassLayouts::ClassLayouts(std::span<const ClassDump> classes, std::uint32_t id_size) {
+    layouts_.resize(classes.size());
+    supers_first_.reserve(classes.size());
+    for (std::uint32_t i = 0; i < classes.size(); ++i) index_.emplace(classes[i].class_id, i);
+    std::vector<std::uint8_t> state(classes.size(), 0);  // 0 new, 1 on the chain being walked, 2 built
+    std::vector<std::uint32_t> chain;
+    for (std::uint32_t i = 0; i < classes.size(); ++i) {
+        if (state[i] == 2) continue;
+        chain.clear();
+        std::uint32_t top = i;
+        for (;;) {  // up to java.lang.Object, a missing super class, a built one, or a loop
+            state[top] = 1;
+            chain.push_back(top);
+            std::uint32_t super = classes[top].super_id ? index_of(classes[top].super_id) : ClassLayout::kNone;
+            if (super == ClassLayout::kNone || state[super] != 0) break;
+            top = super;
         }
-        ClassLayout::Level level;
-        for (const FieldDecl& field : found->second->fields) {
-            if (field.type == 2) {
-                layout.ref_offsets.push_back(layout.data_bytes);
-                layout.ref_names.push_back(field.name_id);
-                ++level.references;
-            } else {
-                level.primitive_bytes += basic_type_size(field.type, id_size);
-            }
-            layout.data_bytes += basic_type_size(field.type, id_size);
+        for (std::size_t k = chain.size(); k-- > 0;) {
+            std::uint32_t c = chain[k];
+            std::uint32_t super = classes[c].super_id ? index_of(classes[c].super_id) : ClassLayout::kNone;
+            bool complete = classes[c].super_id == 0 || (super != ClassLayout::kNone && state[super] == 2 &&
+                                                         layouts_[super].complete);
+            if (super != ClassLayout::kNone && state[super] != 2) super = ClassLayout::kNone;  // a loop: cut it
+            finish(classes[c], c, super, complete, id_size);
+            state[c] = 2;
         }
-        layout.levels.push_back(level);
-        current = found->second->super_id;
     }
-    return layout;
+}
+
+void ClassLayouts::finish(const ClassDump& dump, std::uint32_t index, std::uint32_t super, bool complete,
+                          std::uint32_t id_size) {
+    ClassLayout& layout = layouts_[index];
+    std::uint32_t own_bytes = 0;
+    for (const FieldDecl& field : dump.fields) {
+        if (field.type == 2) {
+            layout.ref_offsets.push_back(own_bytes);
+            layout.ref_names.push_back(field.name_id);
+            ++layout.own.references;
+        } else {
+            layout.own.primitive_bytes += basic_type_size(field.type, id_size);
+        }
+        own_bytes += basic_type_size(field.type, id_size);
+    }
+    layout.data_bytes = own_bytes;
+    layout.references = layout.own.references;
+    layout.complete = complete;
+    layout.super = super;
+    if (super != ClassLayout::kNone) {
+        const ClassLayout& above = layouts_[super];
+        layout.data_bytes += above.data_bytes;
+        layout.references += above.references;
+        layout.refs_above = above.own.references ? super : above.refs_above;
+    }
+    supers_first_.push_back(index);
 }
 
 std::uint32_t basic_type_size(std::uint8_t type, std::uint32_t id_size) {

@@ -37,7 +37,68 @@ std::uint64_t fixed_body_length(std::uint8_t tag, std::uint32_t id) {
     }
 }
 
+constexpr std::uint32_t kReplacement = 0xFFFD;
+
+bool surrogate(std::uint32_t code) { return code >= 0xD800 && code <= 0xDFFF; }
+
+void append_utf8(std::string& out, std::uint32_t code) {
+    auto put = [&](std::uint32_t bits) { out.push_back(static_cast<char>(bits)); };
+    if (code < 0x80) {
+        put(code);
+    } else if (code < 0x800) {
+        put(0xC0 | code >> 6), put(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+        put(0xE0 | code >> 12), put(0x80 | (code >> 6 & 0x3F)), put(0x80 | (code & 0x3F));
+    } else {
+        put(0xF0 | code >> 18), put(0x80 | (code >> 12 & 0x3F)), put(0x80 | (code >> 6 & 0x3F)), put(0x80 | (code & 0x3F));
+    }
+}
+
+// The sequence at `at`: its code point (a surrogate half as itself) and length, or U+FFFD and
+// the bytes of an invalid sequence (its lead byte and the continuation bytes that belong to it).
+struct Sequence {
+    std::uint32_t code;
+    std::size_t length;
+};
+
+Sequence decode_sequence(std::string_view text, std::size_t at) {
+    const auto lead = static_cast<std::uint8_t>(text[at]);
+    if (lead < 0x80) return {lead, 1};
+    std::size_t follow = 0;
+    std::uint32_t code = 0, least = 0;
+    if (lead >= 0xC0 && lead <= 0xDF) follow = 1, code = lead & 0x1F, least = 0x80;
+    else if (lead >= 0xE0 && lead <= 0xEF) follow = 2, code = lead & 0x0F, least = 0x800;
+    else if (lead >= 0xF0 && lead <= 0xF4) follow = 3, code = lead & 0x07, least = 0x10000;
+    else return {kReplacement, 1};
+    for (std::size_t k = 1; k <= follow; ++k) {
+        if (at + k >= text.size() || (static_cast<std::uint8_t>(text[at + k]) & 0xC0) != 0x80)
+            return {kReplacement, k};
+        code = code << 6 | (static_cast<std::uint8_t>(text[at + k]) & 0x3F);
+    }
+    if (lead == 0xC0 && code == 0) return {0, 2};  // modified UTF-8's U+0000
+    if (code < least || code > 0x10FFFF) return {kReplacement, follow + 1};
+    return {code, follow + 1};
+}
+
 }  // namespace
+
+std::string utf8_from_modified(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t at = 0; at < text.size();) {
+        Sequence s = decode_sequence(text, at);
+        at += s.length;
+        if (s.code >= 0xD800 && s.code <= 0xDBFF && at < text.size()) {
+            Sequence low = decode_sequence(text, at);
+            if (low.code >= 0xDC00 && low.code <= 0xDFFF) {
+                at += low.length;
+                s.code = 0x10000 + ((s.code - 0xD800) << 10) + (low.code - 0xDC00);
+            }
+        }
+        append_utf8(out, surrogate(s.code) ? kReplacement : s.code);
+    }
+    return out;
+}
 
 std::string hprof_tag_name(std::uint8_t tag) {
     switch (tag) {

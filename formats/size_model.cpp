@@ -44,15 +44,26 @@ std::string describe(const SizeModel& m) {
 // Legacy layout (JDK 6-14, and Eclipse MAT's model): each class level's fields start where
 // its super class's fields end, rounded up to the reference size. Packed layout (JDK 15+
 // fills super-class gaps): header plus all field bytes. Only the total is aligned.
-std::uint64_t instance_shallow_bytes(const ClassLayout& layout, const SizeModel& model,
+std::uint64_t level_end(std::uint64_t super_end, ClassLayout::Level own, const SizeModel& model) {
+    std::uint64_t own_bytes = own.primitive_bytes + std::uint64_t{own.references} * model.reference_bytes;
+    std::uint64_t end = super_end + own_bytes;
+    return own_bytes && !model.packed_fields ? align_up(end, model.reference_bytes) : end;
+}
+
+// Injected fields are added to the total: exact for the packed layout, where the order of the
+// fields does not change it (the builder uses them with that layout only).
+std::uint64_t instance_shallow_bytes(std::uint64_t fields_end, const SizeModel& model,
+                                     ClassLayout::Level injected) {
+    fields_end += injected.primitive_bytes + std::uint64_t{injected.references} * model.reference_bytes;
+    return align_up(fields_end, model.alignment);
+}
+
+// Here injected fields count first, just after the header.
+std::uint64_t instance_shallow_bytes(std::span<const ClassLayout::Level> levels, const SizeModel& model,
                                      ClassLayout::Level injected) {
     std::uint64_t bytes = model.object_header_bytes + injected.primitive_bytes +
                           std::uint64_t{injected.references} * model.reference_bytes;
-    for (auto level = layout.levels.rbegin(); level != layout.levels.rend(); ++level) {
-        std::uint64_t own = level->primitive_bytes + std::uint64_t{level->references} * model.reference_bytes;
-        bytes += own;
-        if (own && !model.packed_fields) bytes = align_up(bytes, model.reference_bytes);
-    }
+    for (auto level = levels.rbegin(); level != levels.rend(); ++level) bytes = level_end(bytes, *level, model);
     return align_up(bytes, model.alignment);
 }
 

@@ -272,7 +272,22 @@ struct NamedEdge {
 struct FieldNames {
     // An instance's reference fields in dump order (its class's own first, then the super
     // classes'): the order the builder emits their non-null values after the class edge.
-    std::vector<std::vector<std::string>> instance_fields;
+    // Each class keeps only the fields it declares and links to the nearest super class that
+    // declares any, so a deep hierarchy costs each class once.
+    struct ClassFields {
+        std::vector<std::string> own;
+        std::uint32_t super = 0xFFFFFFFFu;  // class index; 0xFFFFFFFF: none
+        std::uint64_t total = 0;            // own and inherited
+    };
+    std::vector<ClassFields> instance_fields;
+    // Name of reference field `k` (dump order) of an instance of class `c`; empty when none.
+    std::string instance_field(std::uint32_t c, std::uint64_t k) const {
+        for (; c < instance_fields.size(); c = instance_fields[c].super) {
+            if (k < instance_fields[c].own.size()) return instance_fields[c].own[k];
+            k -= instance_fields[c].own.size();
+        }
+        return {};
+    }
     // A class object's out-edges exactly as in its row: "<class>", "<super>",
     // "<classloader>", then the non-null object statics by name.
     std::vector<std::vector<std::string>> class_edges;

@@ -385,8 +385,7 @@ std::string slot_name(const HeapGraph& g, const FieldNames& names, NodeId from, 
         g.out.offsets.size() != g.node_count() + std::size_t{1})
         return {};
     const std::size_t refs = g.out.offsets[from + 1] - g.out.offsets[from] - class_edge;
-    const auto& fields = names.instance_fields[c];
-    return refs == fields.size() && slot - class_edge < fields.size() ? fields[slot - class_edge] : std::string();
+    return refs == names.instance_fields[c].total ? names.instance_field(c, slot - class_edge) : std::string();
 }
 
 std::string edge_name(const HeapGraph& graph, const FieldNames& names, const PathTree& tree, NodeId v) {

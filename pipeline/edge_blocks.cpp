@@ -43,14 +43,15 @@ void encode_object(EdgeBlock& block, const HeapRecords& records, const ObjectRec
     block.stream.push_back(static_cast<std::uint8_t>(o.kind));
     put_varint(block.stream, zigzag(static_cast<std::int64_t>(o.id - address)));
     address = o.id;
+    std::uint32_t ordinal = 0;
     if (o.kind == ObjectKind::primitive_array) {
         block.stream.push_back(o.element_type);
     } else {
-        std::uint32_t ordinal = cache.lookup(classes, o.class_id);
+        ordinal = cache.lookup(classes, o.class_id);
         put_varint(block.stream, ordinal);
         if (ordinal == 0) put_varint(block.stream, o.class_id);
     }
-    if (o.kind != ObjectKind::instance) put_varint(block.stream, o.length);
+    if (o.kind != ObjectKind::instance || ordinal == 0) put_varint(block.stream, o.length);
     put_varint(block.stream, o.ref_count);
     for (std::uint64_t r = o.first_ref; r < o.first_ref + o.ref_count; ++r)
         put_varint(block.stream, zigzag(static_cast<std::int64_t>(records.refs[r] - o.id)));
@@ -88,6 +89,11 @@ std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, con
     std::sort(block.unknown_classes.begin(), block.unknown_classes.end());
     block.unknown_classes.erase(std::unique(block.unknown_classes.begin(), block.unknown_classes.end()),
                                 block.unknown_classes.end());
+    block.unreadable_instances = records.unreadable_classes.size();
+    block.unreadable_classes = records.unreadable_classes;
+    std::sort(block.unreadable_classes.begin(), block.unreadable_classes.end());
+    block.unreadable_classes.erase(std::unique(block.unreadable_classes.begin(), block.unreadable_classes.end()),
+                                   block.unreadable_classes.end());
     // Keep the scratch buffer for the next chunk; the block gets an exact-size copy.
     std::swap(block.stream, stream);
     block.stream.assign(stream.begin(), stream.end());
@@ -122,7 +128,7 @@ bool BlockReader::next(Entry& e) {
         e.class_ordinal = static_cast<std::uint32_t>(varint());
         if (e.class_ordinal == 0) e.raw_class_id = varint();
     }
-    if (e.kind != ObjectKind::instance) e.length = varint();
+    if (e.kind != ObjectKind::instance || e.class_ordinal == 0) e.length = varint();
     e.ref_count = static_cast<std::uint32_t>(varint());
     return true;
 }

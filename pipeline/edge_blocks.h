@@ -6,7 +6,7 @@
 //   object's own address (heaps allocate together what refers to each other, so most
 //   deltas fit two or three bytes).
 // Null references are not stored. Class ordinal 0 means "no class dump": the raw class id
-// follows. A block costs about a third of the plain u64 records it replaces.
+// follows, and an instance then also has a length (its field bytes). A block costs about a third of the plain u64 records it replaces.
 #pragma once
 
 #include <array>
@@ -37,6 +37,10 @@ struct EdgeBlock {
     ObjectId deferred_on = 0;        // set: decode again once all class dumps are known
     AddressIndex::Range range;       // of the objects' addresses
     std::vector<ObjectId> unknown_classes;  // array class ids with no class dump, ascending
+    // Instances kept without their fields (HeapRecords::unreadable_classes): how many, and
+    // their classes, ascending.
+    std::uint64_t unreadable_instances = 0;
+    std::vector<ObjectId> unreadable_classes;
 };
 
 // Decodes a chunk and encodes it as a block (the decode node of the flow graph).
@@ -54,7 +58,7 @@ public:
         std::uint32_t class_ordinal = 0;  // 0: none (primitive array, or no class dump)
         ObjectId raw_class_id = 0;        // when class_ordinal is 0 for a non-primitive
         std::uint8_t element_type = 0;
-        std::uint64_t length = 0;
+        std::uint64_t length = 0;         // arrays; field bytes of an instance with no class dump
         std::uint32_t ref_count = 0;
     };
 

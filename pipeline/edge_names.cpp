@@ -40,9 +40,8 @@ std::string local_name(const std::string& root_kind) {
 
 class EdgeNamer {
 public:
-    EdgeNamer(LoadedDump& dump, const DumpSource& source) : dump_(dump), source_(source), id_(source.id_size) {
-        for (const ClassDump& c : source.classes) by_id_.emplace(c.class_id, &c);
-    }
+    EdgeNamer(LoadedDump& dump, const DumpSource& source)
+        : dump_(dump), source_(source), id_(source.id_size), layouts_(source.classes, source.id_size) {}
 
     // The edges that need their record, by source address.
     void want(std::span<const graph::PathEdge> edges) {
@@ -100,15 +99,17 @@ private:
         if (c >= source_.classes.size() || c >= fields.size() ||
             read_id(bytes, pos + 1 + id_ + 4, id_) != source_.classes[c].class_id)
             return;
-        ClassLayout layout = make_layout(by_id_, source_.classes[c].class_id, id_);
+        const ClassLayout& layout = layouts_[c];
         if (!layout.complete || read_id(bytes, pos + 1 + 2 * id_ + 4, 4) != layout.data_bytes ||
-            layout.ref_offsets.size() != fields[c].size())
+            layout.references != fields[c].total)
             return;
         std::uint32_t slot = first_slot(from);
-        for (std::size_t f = 0; f < layout.ref_offsets.size(); ++f) {
-            NodeId to = node_of(read_id(bytes, data + layout.ref_offsets[f], id_));
-            if (to != graph::kNoNode) name(edges, slot++, to, fields[c][f]);
-        }
+        layouts_.for_each_reference(c, [&](std::uint64_t offset, std::uint32_t level, std::uint32_t k) {
+            NodeId to = node_of(read_id(bytes, data + offset, id_));
+            if (to == graph::kNoNode) return;
+            if (level < fields.size() && k < fields[level].own.size()) name(edges, slot, to, fields[level].own[k]);
+            ++slot;
+        });
         // A thread's locals follow its fields, in root-record order.
         for (const graph::PathEdge& e : edges)
             if (e.slot >= slot) name(edges, e.slot, e.to, local_name(local_kind(e.to)));
@@ -140,7 +141,7 @@ private:
     LoadedDump& dump_;
     const DumpSource& source_;
     std::uint32_t id_;
-    std::unordered_map<ObjectId, const ClassDump*> by_id_;
+    ClassLayouts layouts_;  // class dump i is class i of the graph
     std::unordered_map<ObjectId, std::vector<graph::PathEdge>> wanted_;
     std::size_t found_ = 0;
     std::vector<graph::NamedEdge> named_;

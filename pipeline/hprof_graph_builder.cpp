@@ -55,9 +55,8 @@ void for_each_block(std::size_t blocks, Body body) {
 
 class Builder {
 public:
-    Builder(HprofParts& parts, DumpInfo& info) : parts_(parts), info_(info), index_(address_range()) {
-        for (const ClassDump& c : parts.classes) by_id_.emplace(c.class_id, &c);
-    }
+    Builder(HprofParts& parts, DumpInfo& info)
+        : parts_(parts), info_(info), index_(address_range()), layouts_(parts.classes, info.id_size) {}
 
     LoadedDump build() {
         LoadedDump loaded;
@@ -167,18 +166,39 @@ private:
 
     // ---- 2. class table ------------------------------------------------------------------
 
+    // The Java name, or "" when the dump gives none.
     std::string raw_class_name(ObjectId class_id) const {
-        auto name_id = parts_.class_name_ids.find(class_id);
-        if (name_id == parts_.class_name_ids.end()) return {};
-        auto text = parts_.strings.find(name_id->second);
-        return text == parts_.strings.end() ? std::string() : java_class_name(text->second);
+        auto load = parts_.class_names.find(class_id);
+        if (load == parts_.class_names.end()) return {};
+        auto text = parts_.strings.find(load->second.name_id);
+        return text == parts_.strings.end() ? std::string() : java_class_name(utf8_from_modified(text->second));
     }
 
+    // A class the dump gives no usable name is still told apart from the others by its id;
+    // each way of having none is counted on its own (warn_unnamed).
     std::string class_name(ObjectId class_id) {
-        std::string name = raw_class_name(class_id);
-        if (!name.empty()) return name;
-        ++unnamed_classes_;
+        auto load = parts_.class_names.find(class_id);
+        if (load == parts_.class_names.end()) {
+            ++unnamed_classes_;
+        } else if (auto text = parts_.strings.find(load->second.name_id); text == parts_.strings.end()) {
+            name_strings_missing_.note(load->second.record_offset, load->second.name_id);
+        } else if (text->second.empty()) {
+            empty_names_.note(load->second.record_offset, class_id);
+        } else {
+            return java_class_name(utf8_from_modified(text->second));
+        }
         return "<unnamed class " + hex_offset(class_id) + ">";
+    }
+
+    void warn_unnamed() {
+        warn_if("unnamed_classes", unnamed_classes_, "classes with no LOAD CLASS name record");
+        warn_if("class_name_strings_missing", name_strings_missing_.count,
+                "LOAD CLASS records whose name string id has no STRING record (the first: LOAD_CLASS @" +
+                    hex_offset(name_strings_missing_.offset) + " names string " + hex_offset(name_strings_missing_.id) +
+                    "): their classes are named <unnamed class ID>");
+        warn_if("empty_class_names", empty_names_.count,
+                "LOAD CLASS records whose name string is empty (the first: LOAD_CLASS @" + hex_offset(empty_names_.offset) +
+                    " for class " + hex_offset(empty_names_.id) + "): their classes are named <unnamed class ID>");
     }
 
     std::uint32_t add_class(std::string name, NodeId node) {
@@ -200,13 +220,26 @@ private:
         class_of_classes_ = class_by_name("java.lang.Class");
         for (std::uint8_t type = 4; type <= 11; ++type)
             primitive_class_[type] = class_by_name(std::string(basic_type_java_name(static_cast<BasicType>(type))) + "[]");
-        std::vector<ObjectId> unknown;
-        for (const EdgeBlock& block : parts_.blocks)
-            unknown.insert(unknown.end(), block.unknown_classes.begin(), block.unknown_classes.end());
-        std::sort(unknown.begin(), unknown.end());
-        unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
-        for (ObjectId id : unknown) unknown_class_index_.emplace(id, add_class(class_name(id), kNoNode));
-        arrays_without_class_dump_ = unknown.size();
+        std::vector<ObjectId> arrays, unreadable;
+        for (const EdgeBlock& block : parts_.blocks) {
+            arrays.insert(arrays.end(), block.unknown_classes.begin(), block.unknown_classes.end());
+            unreadable.insert(unreadable.end(), block.unreadable_classes.begin(), block.unreadable_classes.end());
+            parts_.unreadable_instances += block.unreadable_instances;
+        }
+        sort_unique(arrays);
+        sort_unique(unreadable);
+        arrays_without_class_dump_ = arrays.size();
+        parts_.unreadable_classes = unreadable.size();
+        // Classes with no class dump: of object arrays, and of instances a cut dump lost them for.
+        std::erase_if(unreadable, [&](ObjectId id) { return layouts_.index_of(id) != ClassLayout::kNone; });
+        arrays.insert(arrays.end(), unreadable.begin(), unreadable.end());
+        sort_unique(arrays);
+        for (ObjectId id : arrays) unknown_class_index_.emplace(id, add_class(class_name(id), kNoNode));
+    }
+
+    static void sort_unique(std::vector<ObjectId>& ids) {
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     }
 
     std::uint32_t class_of(const BlockReader::Entry& e) const {
@@ -273,20 +306,27 @@ private:
 
     // ---- 4. size model -------------------------------------------------------------------
 
+    // Folded down the super chains: each class's from its super class's, once.
     std::vector<std::uint64_t> instance_sizes(const SizeModel& model) {
         std::vector<std::uint64_t> sizes(input_.classes.size(), 0);
-        for (std::uint32_t i = 0; i < parts_.classes.size(); ++i) {
-            ObjectId id = parts_.classes[i].class_id;
-            ClassLayout layout = make_layout(by_id_, id, info_.id_size);
-            sizes[i] = instance_shallow_bytes(layout, model,
-                                              model.packed_fields ? injected(id) : ClassLayout::Level{});
+        std::vector<std::uint64_t> ends(parts_.classes.size());
+        if (model.packed_fields && injected_.empty()) injected_ = injected_fields();
+        for (std::uint32_t i : layouts_.supers_first()) {
+            const ClassLayout& layout = layouts_[i];
+            std::uint64_t below = layout.super == ClassLayout::kNone ? model.object_header_bytes : ends[layout.super];
+            ends[i] = level_end(below, layout.own, model);
+            sizes[i] = instance_shallow_bytes(ends[i], model, model.packed_fields ? injected_[i] : ClassLayout::Level{});
         }
         return sizes;
     }
 
     std::uint64_t node_bytes(NodeId v, const SizeModel& model, const std::vector<std::uint64_t>& sizes) const {
         switch (input_.kind[v]) {
-            case graph::NodeKind::instance: return sizes[input_.class_index[v]];
+            case graph::NodeKind::instance:
+                // An instance with no class dump (a cut dump): its header and field bytes as dumped.
+                return input_.class_index[v] < parts_.classes.size()
+                           ? sizes[input_.class_index[v]]
+                           : instance_shallow_bytes(model.object_header_bytes + input_.shallow_bytes[v], model);
             case graph::NodeKind::object_array: return array_shallow_bytes(input_.shallow_bytes[v], model.reference_bytes, model);
             case graph::NodeKind::primitive_array:
                 return array_shallow_bytes(input_.shallow_bytes[v], element_bytes(input_.class_index[v]), model);
@@ -360,18 +400,16 @@ private:
         return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(gcd, 8, 256));
     }
 
-    // HotSpot's injected fields of the class and its super classes (JDK 15+ models only:
+    // HotSpot's injected fields of each class and its super classes (JDK 15+ models only:
     // older VMs had fewer, and the dumps we can check show none).
-    ClassLayout::Level injected(ObjectId class_id) const {
-        ClassLayout::Level total;
-        std::size_t depth = 0;
-        for (ObjectId c = class_id; c != 0 && depth++ <= by_id_.size();) {
-            auto dump = by_id_.find(c);
-            if (dump == by_id_.end()) break;
-            ClassLayout::Level own = hotspot_injected_fields(raw_class_name(c));
-            total.primitive_bytes += own.primitive_bytes;
-            total.references += own.references;
-            c = dump->second->super_id;
+    std::vector<ClassLayout::Level> injected_fields() const {
+        std::vector<ClassLayout::Level> total(parts_.classes.size());
+        for (std::uint32_t i : layouts_.supers_first()) {
+            total[i] = hotspot_injected_fields(raw_class_name(parts_.classes[i].class_id));
+            if (std::uint32_t super = layouts_[i].super; super != ClassLayout::kNone) {
+                total[i].primitive_bytes += total[super].primitive_bytes;
+                total[i].references += total[super].references;
+            }
         }
         return total;
     }
@@ -449,7 +487,7 @@ private:
         parts_.blocks = {};
         warn_if("dangling_references", dangling_ + dangling_statics_,
                 "references to objects the dump does not contain were skipped: retained sizes may be low");
-        warn_if("unnamed_classes", unnamed_classes_, "classes with no LOAD CLASS name record");
+        warn_unnamed();
         warn_if("arrays_without_class_dump", arrays_without_class_dump_,
                 "array classes with no CLASS DUMP: their arrays have no class edge");
     }
@@ -473,7 +511,7 @@ private:
 
     std::string string_of(ObjectId id) const {
         auto text = parts_.strings.find(id);
-        return text == parts_.strings.end() ? std::string() : std::string(text->second);
+        return text == parts_.strings.end() ? std::string() : utf8_from_modified(text->second);
     }
 
     void name_fields() {
@@ -482,8 +520,10 @@ private:
         names.class_edges.resize(input_.classes.size());
         for (std::uint32_t i = 0; i < parts_.classes.size(); ++i) {
             const ClassDump& c = parts_.classes[i];
-            ClassLayout layout = make_layout(by_id_, c.class_id, info_.id_size);
-            for (ObjectId name : layout.ref_names) names.instance_fields[i].push_back(string_of(name));
+            const ClassLayout& layout = layouts_[i];
+            for (ObjectId name : layout.ref_names) names.instance_fields[i].own.push_back(string_of(name));
+            names.instance_fields[i].super = layout.refs_above;
+            names.instance_fields[i].total = layout.references;
             // In class_edges' order, only the edges that made it into the row.
             auto& edges = names.class_edges[i];
             if (input_.classes[class_of_classes_].node != kNoNode) edges.push_back("<class>");
@@ -494,31 +534,31 @@ private:
         }
     }
 
-    // Per class dump: the index of `referent` among the reference fields, for subclasses of
-    // java.lang.ref.Reference (the last field so named: Reference's own come last).
-    std::vector<std::int32_t> referent_fields() const {
-        std::vector<std::int32_t> referent(parts_.classes.size(), -1);
-        for (std::uint32_t i = 0; i < parts_.classes.size(); ++i) {
-            bool reference = false;
-            std::size_t depth = 0;
-            for (ObjectId c = parts_.classes[i].class_id; c != 0 && !reference && depth++ <= by_id_.size();) {
-                reference = raw_class_name(c) == "java.lang.ref.Reference";
-                auto dump = by_id_.find(c);
-                c = dump == by_id_.end() ? 0 : dump->second->super_id;
+    // Per class dump, for subclasses of java.lang.ref.Reference: where `referent` lies in an
+    // instance's field bytes, counted back from their end (the last field so named: Reference's
+    // own come last, and a subclass keeps its super class's). Folded down the super chains.
+    std::vector<std::optional<std::uint64_t>> referent_fields() const {
+        const std::size_t n = parts_.classes.size();
+        std::vector<std::optional<std::uint64_t>> from_end(n);
+        std::vector<std::uint8_t> reference(n, 0);
+        for (std::uint32_t i : layouts_.supers_first()) {
+            const ClassLayout& layout = layouts_[i];
+            if (layout.super != ClassLayout::kNone) {
+                reference[i] = reference[layout.super];
+                from_end[i] = from_end[layout.super];
             }
-            if (!reference) continue;
-            const auto& fields = field_names_.instance_fields[i];
-            for (std::size_t f = 0; f < fields.size(); ++f)
-                if (fields[f] == "referent") referent[i] = static_cast<std::int32_t>(f);
+            reference[i] |= raw_class_name(parts_.classes[i].class_id) == "java.lang.ref.Reference";
+            for (std::size_t k = 0; k < layout.ref_names.size() && !from_end[i]; ++k)
+                if (string_of(layout.ref_names[layout.ref_names.size() - 1 - k]) == "referent")
+                    from_end[i] = layout.data_bytes - layout.ref_offsets[layout.ref_names.size() - 1 - k];
         }
-        return referent;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!reference[i]) from_end[i].reset();
+        return from_end;
     }
 
     void find_weak_edges() {
-        std::vector<std::int32_t> referent = referent_fields();
-        std::vector<ClassLayout> layouts(parts_.classes.size());
-        for (std::size_t i = 0; i < layouts.size(); ++i)
-            if (referent[i] >= 0) layouts[i] = make_layout(by_id_, parts_.classes[i].class_id, info_.id_size);
+        std::vector<std::optional<std::uint64_t>> referent = referent_fields();
         std::vector<std::vector<graph::Edge>> found(parts_.blocks.size());
         std::atomic<std::uint64_t> unread = 0;
         for_each_block(parts_.blocks.size(), [&](std::size_t b) {
@@ -526,9 +566,9 @@ private:
             BlockReader::Entry e;
             while (reader.next(e)) {
                 for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
-                if (e.kind != ObjectKind::instance || e.class_ordinal == 0 || referent[e.class_ordinal - 1] < 0) continue;
+                if (e.kind != ObjectKind::instance || e.class_ordinal == 0 || !referent[e.class_ordinal - 1]) continue;
                 std::uint32_t c = e.class_ordinal - 1;
-                std::optional<ObjectId> value = read_referent(e, c, layouts[c], static_cast<std::uint32_t>(referent[c]));
+                std::optional<ObjectId> value = read_referent(e, c, *referent[c]);
                 if (!value) ++unread;
                 else if (NodeId to = node_of(*value); to != kNoNode) found[b].push_back({node_of(e.address), to});
             }
@@ -548,9 +588,10 @@ private:
     }
 
     // The INSTANCE DUMP at the entry's offset: tag, id, stack serial (u4), class id, length
-    // (u4), field bytes. nullopt when the bytes there are not that record.
-    std::optional<ObjectId> read_referent(const BlockReader::Entry& e, std::uint32_t class_dump, const ClassLayout& layout,
-                                          std::uint32_t field) const {
+    // (u4), field bytes; the referent lies `from_end` bytes before their end. nullopt when the
+    // bytes there are not that record.
+    std::optional<ObjectId> read_referent(const BlockReader::Entry& e, std::uint32_t class_dump,
+                                          std::uint64_t from_end) const {
         const std::uint32_t id = info_.id_size;
         const std::uint64_t header = 1 + id + 4 + id + 4;
         const Bytes& file = parts_.file;
@@ -563,10 +604,9 @@ private:
         if (read(e.file_offset + 1, id) != e.address) return std::nullopt;
         if (read(e.file_offset + 1 + id + 4, id) != parts_.classes[class_dump].class_id) return std::nullopt;
         std::uint64_t length = read(e.file_offset + 1 + id + 4 + id, 4);
-        if (length != layout.data_bytes || field >= layout.ref_offsets.size() ||
-            e.file_offset + header + length > file.size())
+        if (length != layouts_[class_dump].data_bytes || from_end > length || e.file_offset + header + length > file.size())
             return std::nullopt;
-        return read(e.file_offset + header + layout.ref_offsets[field], id);
+        return read(e.file_offset + header + length - from_end, id);
     }
 
     void warn_if(std::string code, std::uint64_t count, std::string message) {
@@ -576,7 +616,8 @@ private:
     HprofParts& parts_;
     DumpInfo& info_;
     AddressIndex index_;
-    std::unordered_map<ObjectId, const ClassDump*> by_id_;
+    ClassLayouts layouts_;
+    std::vector<ClassLayout::Level> injected_;  // per class dump, for the packed size models
     std::vector<ObjectId> addresses_;
     graph::HeapInput input_;
     graph::Csr out_;
@@ -590,6 +631,15 @@ private:
     graph::FieldNames field_names_;
     std::vector<Warning> warnings_;
     std::uint64_t dangling_ = 0, dangling_statics_ = 0, unnamed_classes_ = 0, arrays_without_class_dump_ = 0;
+    // LOAD CLASS records that name no usable string: how many, and the first in the file.
+    struct FirstOf {
+        std::uint64_t count = 0, offset = 0;
+        ObjectId id = 0;
+        void note(std::uint64_t at, ObjectId what) {
+            if (count++ == 0 || at < offset) offset = at, id = what;
+        }
+    };
+    FirstOf name_strings_missing_, empty_names_;
 };
 
 }  // namespace

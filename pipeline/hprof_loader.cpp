@@ -33,7 +33,7 @@ namespace {
 struct TopLevel {
     HprofHeader header;
     std::unordered_map<ObjectId, std::string_view> strings;
-    std::unordered_map<ObjectId, ObjectId> class_name_ids;  // class id -> name string id
+    std::unordered_map<ObjectId, ClassNameRef> class_names;  // by class id
     std::vector<std::vector<SegmentSpan>> dumps;
     std::uint64_t unterminated_segment_runs = 0;
     std::uint64_t stray_dump_ends = 0;
@@ -44,9 +44,9 @@ struct TopLevel {
     throw DumpError(info.path, error);
 }
 
-void keep_top_record(TopLevel& top, const TopRecord& record) {
+void keep_top_record(TopLevel& top, const TopRecord& record, std::uint64_t record_offset) {
     if (auto* s = std::get_if<StringRecord>(&record)) top.strings[s->id] = s->text;
-    if (auto* c = std::get_if<LoadClassRecord>(&record)) top.class_name_ids[c->class_id] = c->name_id;
+    if (auto* c = std::get_if<LoadClassRecord>(&record)) top.class_names[c->class_id] = {c->name_id, record_offset};
 }
 
 // Heap dumps: one HEAP DUMP record each, or a run of segments closed by HEAP DUMP END.
@@ -95,7 +95,7 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated) {
             if (frame.tag == 0x2C) take(info, decode_top_record(frame, body, top.header.id_size));
             group_heap_record(top, frame, in_segments);
         } else {
-            keep_top_record(top, take(info, decode_top_record(frame, body, top.header.id_size)));
+            keep_top_record(top, take(info, decode_top_record(frame, body, top.header.id_size)), offset);
         }
         offset = frame.body_offset + frame.body_length;
     }
@@ -103,19 +103,16 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated) {
     return top;
 }
 
-// Layouts of every class whose super chain is complete, and class ordinals (1-based).
+// Layouts of every class (an instance of one whose super chain is incomplete cannot be read),
+// and class ordinals (1-based).
 std::shared_ptr<const ClassTable> make_class_table(const std::vector<ClassDump>& classes,
-                                                   std::uint32_t id_size, bool final) {
+                                                   std::uint32_t id_size, bool final, bool classes_lost) {
     auto table = std::make_shared<ClassTable>();
     table->context.id_size = id_size;
     table->context.defer_unknown_classes = !final;
-    std::unordered_map<ObjectId, const ClassDump*> by_id;
-    for (std::uint32_t i = 0; i < classes.size(); ++i) {
-        by_id.emplace(classes[i].class_id, &classes[i]);
-        table->ordinal.emplace(classes[i].class_id, i + 1);
-    }
-    for (const ClassDump& c : classes)
-        table->context.layouts.emplace(c.class_id, make_layout(by_id, c.class_id, id_size));
+    table->context.tolerate_unknown_classes = final && classes_lost;
+    for (std::uint32_t i = 0; i < classes.size(); ++i) table->ordinal.emplace(classes[i].class_id, i + 1);
+    table->context.layouts = ClassLayouts(classes, id_size);
     return table;
 }
 
@@ -133,10 +130,12 @@ struct DecodedDump {
 
 class DecodeStage {
 public:
+    // `classes_lost`: the end of the file cuts this dump (--allow-truncated), so class dumps
+    // that lay after the cut may be missing.
     DecodeStage(Bytes file, const std::vector<SegmentSpan>& dump, const DumpInfo& info,
-                const LoadOptions& options, bool release_pages, bool last_segment_cut)
+                const LoadOptions& options, bool release_pages, bool last_segment_cut, bool classes_lost)
         : chunker_(file, dump, info.id_size, options.chunk_bytes), info_(info), options_(options),
-          release_pages_(release_pages) {
+          release_pages_(release_pages), classes_lost_(classes_lost) {
         if (last_segment_cut) chunker_.set_last_segment_cut();
     }
 
@@ -164,7 +163,7 @@ private:
         auto& chunk = std::get<std::optional<HeapChunk>>(next);
         if (!chunk) return std::nullopt;
         if (chunker_.classes().size() != classes_in_table_ || !table_) {
-            table_ = make_class_table(chunker_.classes(), info_.id_size, false);
+            table_ = make_class_table(chunker_.classes(), info_.id_size, false, classes_lost_);
             classes_in_table_ = chunker_.classes().size();
         }
         return ChunkTask{std::make_shared<HeapChunk>(std::move(*chunk)), table_};
@@ -192,7 +191,7 @@ private:
     }
 
     void redo_deferred() {
-        auto final_table = make_class_table(out_.classes, info_.id_size, true);
+        auto final_table = make_class_table(out_.classes, info_.id_size, true, classes_lost_);
         tbb::parallel_for(std::size_t{0}, out_.blocks.size(), [&](std::size_t i) {
             if (!out_.deferred[i]) return;
             auto redone = decode_to_block(*out_.deferred[i], *final_table);
@@ -207,6 +206,7 @@ private:
     const DumpInfo& info_;
     const LoadOptions& options_;
     bool release_pages_;
+    bool classes_lost_;
     std::shared_ptr<const ClassTable> table_;
     std::size_t classes_in_table_ = 0;
     DecodedDump out_;
@@ -250,6 +250,10 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     info.id_size = top.header.id_size;
     info.dumps_in_file = static_cast<std::uint32_t>(top.dumps.size());
     info.dump_index = options.dump_index;
+    if (top.dumps.empty() && top.cut)  // --allow-truncated reads what comes before a cut: here, no heap
+        fail(info, {file.size(), "end of file", "cuts the record at " + hex_offset(top.cut->offset) +
+                                                    ", before any HEAP DUMP or HEAP DUMP SEGMENT record: "
+                                                    "no heap dump is left to read"});
     if (top.dumps.empty())
         fail(info, {file.size(), "end of file", "reached with no HEAP DUMP or HEAP DUMP SEGMENT record: "
                                                 "the file holds no heap dump (cut short?)"});
@@ -259,13 +263,17 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
                          " heap dump(s), numbered from 0");
 
     clock.start("decode");
-    bool last_segment_cut = top.cut && !top.cut->header_cut && options.dump_index + 1 == top.dumps.size() &&
+    const bool last_dump = options.dump_index + 1 == top.dumps.size();
+    bool last_segment_cut = top.cut && !top.cut->header_cut && last_dump &&
                             (top.cut->frame.tag == 0x0C || top.cut->frame.tag == 0x1C);
-    DecodedDump decoded =
-        DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages, last_segment_cut).run();
+    // A cut segment run may have lost segments too; a whole HEAP DUMP record lost nothing.
+    bool classes_lost = top.cut && last_dump && (last_segment_cut || top.unterminated_segment_runs);
+    DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages,
+                                      last_segment_cut, classes_lost)
+                              .run();
 
     clock.stop();
-    HprofParts parts{top.strings, top.class_name_ids, std::move(decoded.classes), std::move(decoded.blocks), file};
+    HprofParts parts{top.strings, top.class_names, std::move(decoded.classes), std::move(decoded.blocks), file};
     LoadedDump loaded = build_hprof_graph(parts, info, options);  // times its own steps
     loaded.source = std::make_shared<DumpSource>(DumpSource{file, top.dumps[options.dump_index], info.id_size,
                                                             std::move(parts.classes), release_pages, nullptr});
@@ -273,7 +281,13 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,
                                    "the last heap dump segment run has no HEAP DUMP END record: "
                                    "harmless when the file is complete, a sign of truncation otherwise"});
-    if (top.cut) loaded.warnings.push_back(truncation_warning(file, *top.cut, decoded.stopped_at));
+    if (top.cut) {
+        loaded.warnings.push_back(truncation_warning(file, *top.cut, decoded.stopped_at));
+        if (parts.unreadable_instances)
+            loaded.warnings.back().message += "; " + std::to_string(parts.unreadable_instances) + " instances of " +
+                                              std::to_string(parts.unreadable_classes) +
+                                              " classes whose CLASS DUMP lay after the cut: their references are lost";
+    }
     if (top.stray_dump_ends)
         loaded.warnings.push_back({"stray_heap_dump_end", top.stray_dump_ends,
                                    "HEAP DUMP END records with no open segment run: ignored"});

@@ -91,10 +91,7 @@ HprofContext context_from_classes(const ByteBuilder& classes) {
     HprofContext context;
     context.id_size = classes.id_size;
     auto dumps = expect_ok<std::vector<ClassDump>>(read_class_dumps(chunk_over(classes.bytes), classes.id_size));
-    std::unordered_map<ObjectId, const ClassDump*> by_id;
-    for (const ClassDump& dump : dumps) by_id[dump.class_id] = &dump;
-    for (const ClassDump& dump : dumps)
-        context.layouts[dump.class_id] = make_layout(by_id, dump.class_id, classes.id_size);
+    context.layouts = ClassLayouts(dumps, classes.id_size);
     return context;
 }
 
@@ -284,33 +281,58 @@ TEST_CASE("fixture: CLASS DUMP reads ids, statics of every kind and instance fie
     CHECK(std::get<std::uint64_t>(sub_record_size(b.bytes, 1 + id, id)) == b.size() - 1 - id);
 }
 
-TEST_CASE("fixture: make_layout lists a class's fields then its super class's, with reference offsets") {
+TEST_CASE("fixture: a class layout holds its own fields and links to its super class's, with reference offsets") {
     std::uint32_t id = 0;
     SUBCASE("4-byte ids") { id = 4; }
     SUBCASE("8-byte ids") { id = 8; }
     HprofContext context = context_from_classes(node_classes(id));
-    const ClassLayout& node = context.layouts.at(node_class(id));
+    const std::uint32_t index = context.layouts.index_of(node_class(id));
+    REQUIRE(index != ClassLayout::kNone);
+    const ClassLayout& node = context.layouts[index];
     CHECK(node.complete);
     CHECK(node.data_bytes == 1 + 3 * id + 4);  // flag, left, right, next, count
-    CHECK(node.ref_offsets == std::vector<std::uint32_t>{1, 1 + id, 1 + 2 * id});
-    CHECK(node.ref_names == std::vector<ObjectId>{wide(id, 0x722), wide(id, 0x723), wide(id, 0x711)});
-    REQUIRE(node.levels.size() == 2);
-    CHECK(node.levels[0].primitive_bytes == 1);  // Node: boolean
-    CHECK(node.levels[0].references == 2);
-    CHECK(node.levels[1].primitive_bytes == 4);  // Base: int
-    CHECK(node.levels[1].references == 1);
+    CHECK(node.references == 3);
+    CHECK(node.own.primitive_bytes == 1);  // Node: boolean
+    CHECK(node.own.references == 2);
+    CHECK(node.ref_offsets == std::vector<std::uint32_t>{1, 1 + id});
+    REQUIRE(node.super == context.layouts.index_of(base_class(id)));
+    const ClassLayout& base = context.layouts[node.super];
+    CHECK(base.own.primitive_bytes == 4);  // Base: int
+    CHECK(base.own.references == 1);
+    CHECK(base.data_bytes == id + 4);
+    CHECK(node.refs_above == node.super);
+    CHECK(base.super == ClassLayout::kNone);
+    // An instance's references in dump order: Node's own, then Base's, after Node's bytes.
+    std::vector<std::uint64_t> offsets;
+    std::vector<ObjectId> names;
+    context.layouts.for_each_reference(index, [&](std::uint64_t offset, std::uint32_t level, std::uint32_t k) {
+        offsets.push_back(offset);
+        names.push_back(context.layouts[level].ref_names[k]);
+    });
+    CHECK(offsets == std::vector<std::uint64_t>{1, 1 + id, 1 + 2 * id});
+    CHECK(names == std::vector<ObjectId>{wide(id, 0x722), wide(id, 0x723), wide(id, 0x711)});
 
-    // A class whose super class dump is missing has an incomplete layout.
-    ClassDump orphan;
+    // A class whose super class dump is missing has an incomplete layout, and so has its subclass.
+    ClassDump orphan, child;
     orphan.class_id = 0x10;
     orphan.super_id = 0x99;  // never dumped
     orphan.fields = {{0x1, 10}};
-    std::unordered_map<ObjectId, const ClassDump*> only_orphan = {{0x10, &orphan}};
-    CHECK_FALSE(make_layout(only_orphan, 0x10, id).complete);
+    child.class_id = 0x20;
+    child.super_id = 0x10;
+    std::vector<ClassDump> dumps = {child, orphan};
+    ClassLayouts orphans(dumps, id);
+    CHECK_FALSE(orphans[0].complete);
+    CHECK_FALSE(orphans[1].complete);
+    CHECK(orphans[0].data_bytes == 4);  // what is known: the orphan's int
 
-    // A class that names itself as its super class ends the walk as incomplete too.
-    orphan.super_id = 0x10;
-    CHECK_FALSE(make_layout(only_orphan, 0x10, id).complete);
+    // Classes whose super classes loop are incomplete too.
+    dumps[1].super_id = 0x20;
+    ClassLayouts loop(dumps, id);
+    CHECK_FALSE(loop[0].complete);
+    CHECK_FALSE(loop[1].complete);
+    dumps.resize(1);
+    dumps[0].super_id = 0x20;  // its own super class
+    CHECK_FALSE(ClassLayouts(dumps, id)[0].complete);
 }
 
 // ---- objects --------------------------------------------------------------------------------
@@ -836,8 +858,7 @@ TEST_CASE("fixture: make_size_model sets reference, klass, header and array head
 
 TEST_CASE("fixture: instance_shallow_bytes of a two-level class under each VM layout") {
     // Node { boolean flag; Object left, right; } extends Base { Object next; int count; }
-    ClassLayout node;
-    node.levels = {{1, 2}, {4, 1}};  // Node first, Base last
+    std::vector<ClassLayout::Level> node = {{1, 2}, {4, 1}};  // Node first, Base last
     // Per-class: header, then each level from Base down, each level's end rounded up to the
     // reference size; the total rounded up to the 8-byte alignment.
     //   32-bit:  8 + Base(4 + 4) = 16; + Node(1 + 2*4) = 25 -> 28; -> 32
@@ -854,8 +875,7 @@ TEST_CASE("fixture: instance_shallow_bytes of a two-level class under each VM la
 }
 
 TEST_CASE("fixture: instance_shallow_bytes of three one-boolean levels differs between packed and per-class") {
-    ClassLayout flags;
-    flags.levels = {{1, 0}, {1, 0}, {1, 0}};
+    std::vector<ClassLayout::Level> flags = {{1, 0}, {1, 0}, {1, 0}};
     // Per-class, compressed oops: 12 + 1 = 13 -> 16; + 1 = 17 -> 20; + 1 = 21 -> 24; -> 24
     CHECK(instance_shallow_bytes(flags, make_size_model(8, true, true, false)) == 24);
     // Packed, compressed oops: 12 + 3 = 15 -> 16
@@ -866,8 +886,7 @@ TEST_CASE("fixture: instance_shallow_bytes of three one-boolean levels differs b
 }
 
 TEST_CASE("fixture: instance_shallow_bytes adds injected fields and honours 16-byte alignment") {
-    ClassLayout object;
-    object.levels = {{0, 0}};  // java.lang.Object: no fields
+    std::vector<ClassLayout::Level> object = {{0, 0}};  // java.lang.Object: no fields
     SizeModel coops = make_size_model(8, true, true, true);
     CHECK(instance_shallow_bytes(object, coops) == 16);  // 12 -> 16
     ClassLayout::Level loader = hotspot_injected_fields("java.lang.ClassLoader");
@@ -875,8 +894,7 @@ TEST_CASE("fixture: instance_shallow_bytes adds injected fields and honours 16-b
     CHECK(instance_shallow_bytes(object, coops, loader) == 24);  // 12 + 8 = 20 -> 24
     CHECK(hotspot_injected_fields("java.lang.String").primitive_bytes == 0);
 
-    ClassLayout two_ints;
-    two_ints.levels = {{8, 0}};
+    std::vector<ClassLayout::Level> two_ints = {{8, 0}};
     SizeModel align16 = make_size_model(8, true, true, true, 16);
     CHECK(instance_shallow_bytes(two_ints, align16) == 32);  // 12 + 8 = 20 -> 32
 }

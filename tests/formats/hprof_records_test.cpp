@@ -614,3 +614,23 @@ TEST_CASE("fixture: detect_format recognises each dump by its first bytes") {
     CHECK(detect_format(bytes_of("JAVA PROFILER 1.0\n")) == DumpFormat::unknown);
     CHECK(format_name(DumpFormat::phd) == "phd");
 }
+
+TEST_CASE("modified UTF-8: surrogate pairs join, C0 80 is U+0000, bad bytes become U+FFFD, the result is UTF-8") {
+    const std::string bad = "\xEF\xBF\xBD";  // U+FFFD
+    CHECK(utf8_from_modified("java/lang/String") == "java/lang/String");
+    CHECK(utf8_from_modified("\xC3\xA9\xE2\x82\xAC") == "\xC3\xA9\xE2\x82\xAC");          // é €: 2 and 3 bytes
+    CHECK(utf8_from_modified("a\xED\xA0\xBD\xED\xB8\x80z") == "a\xF0\x9F\x98\x80z");      // U+1F600 as a pair
+    CHECK(utf8_from_modified("\xED\xAF\xBF\xED\xBF\xBF") == "\xF4\x8F\xBF\xBF");          // U+10FFFF, the last
+    CHECK(utf8_from_modified("a\xC0\x80" "b") == std::string("a\0b", 3));                  // U+0000
+    CHECK(utf8_from_modified("\xED\xA0\xBD") == bad);                                       // high half, at the end
+    CHECK(utf8_from_modified("\xED\xA0\xBDx") == bad + "x");                                // high half, then no low
+    CHECK(utf8_from_modified("\xED\xB8\x80\xED\xA0\xBD") == bad + bad);                    // low before high
+    CHECK(utf8_from_modified("\xFF\xFE") == bad + bad);                                     // never in UTF-8
+    CHECK(utf8_from_modified("\x80z") == bad + "z");                                        // a stray continuation
+    CHECK(utf8_from_modified("\xE4\xB8z") == bad + "z");                                    // a cut sequence: one U+FFFD
+    CHECK(utf8_from_modified("\xE4\xB8") == bad);                                           // ... at the end
+    CHECK(utf8_from_modified("\xC1\xBF\xE0\x80\x80") == bad + bad);                        // overlong forms
+    CHECK(utf8_from_modified("\xF0\x9F\x98\x80") == "\xF0\x9F\x98\x80");                  // standard 4-byte form
+    CHECK(utf8_from_modified("\xF4\x90\x80\x80") == bad);                                   // beyond U+10FFFF
+    CHECK(utf8_from_modified("").empty());
+}

@@ -20,11 +20,10 @@ TEST_CASE("edge blocks: objects and references survive the varint round trip") {
     chunk.pieces = {{0, 0x5000}};
     ClassTable table;
     table.context.id_size = 8;
-    ClassLayout layout;
-    layout.data_bytes = 16;
-    layout.ref_offsets = {0, 8};
-    layout.levels = {{0, 2}};
-    table.context.layouts.emplace(0x900, layout);
+    ClassDump dump;  // two object fields
+    dump.class_id = 0x900;
+    dump.fields = {{0x1, 2}, {0x2, 2}};
+    table.context.layouts = ClassLayouts(std::vector<ClassDump>{dump}, 8);
     table.ordinal.emplace(0x900, 1);
 
     auto block = std::get<EdgeBlock>(decode_to_block(chunk, table));

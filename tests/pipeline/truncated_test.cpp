@@ -148,3 +148,81 @@ TEST_CASE("truncated: the CLI reads a half dump with --allow-truncated, warning 
     for (const auto& w : report["warnings"]) found = found || w["code"] == "truncated";
     CHECK(found);
 }
+
+namespace {
+
+// Where a cut is worth trying in an HPROF: inside the first heap dump, every `stride`-th
+// sub-record's start and a byte a few into it (found with the decoder's own framing). Also
+// returns the top-level record boundaries: a file cut there looks whole.
+struct HprofCuts {
+    std::vector<std::size_t> boundaries, in_heap_dump;
+    std::uint64_t heap_dump = 0;  // the first heap dump record's offset
+};
+
+HprofCuts hprof_cuts(Bytes file, std::size_t stride) {
+    HprofCuts cuts;
+    auto header = std::get<HprofHeader>(read_hprof_header(file));
+    std::optional<RecordFrame> heap;
+    for (std::uint64_t at = header.records_offset; at < file.size();) {
+        auto frame = std::get<RecordFrame>(read_record_frame(file, at));
+        cuts.boundaries.push_back(at);
+        if (!heap && (frame.tag == 0x0C || frame.tag == 0x1C)) heap = frame;
+        at = frame.body_offset + frame.body_length;
+    }
+    REQUIRE(heap);
+    cuts.heap_dump = heap->body_offset - 9;
+    Bytes body = file.subspan(heap->body_offset, heap->body_length);
+    std::size_t k = 0;
+    for (std::uint64_t pos = 0; pos < body.size(); ++k) {
+        std::uint64_t size = std::get<std::uint64_t>(sub_record_size(body, pos, header.id_size));
+        if (k % stride == 0) {
+            cuts.in_heap_dump.push_back(heap->body_offset + pos);
+            cuts.in_heap_dump.push_back(heap->body_offset + pos + 1 + k % std::min<std::uint64_t>(size - 1, 13));
+        }
+        pos += size;
+    }
+    return cuts;
+}
+
+}  // namespace
+
+TEST_CASE("truncated: an hprof-agent dump cut in its heap dump loads, keeping instances whose CLASS DUMP the cut lost") {
+    // The old hprof agent writes class dumps among the instances, so most cuts lose class
+    // dumps that instances before the cut need.
+    std::vector<std::uint8_t> bytes = test::read_file(test::data_path("hprof/hprof-32.bin"));
+    LoadedDump whole = load_dump_bytes(bytes, "whole.hprof", {});
+    HprofCuts cuts = hprof_cuts(bytes, 5);
+    std::size_t lost_classes = 0;
+    for (std::size_t size : cuts.in_heap_dump) {
+        CAPTURE(size);
+        Bytes cut(bytes.data(), size);
+        if (size % 5 == 0) {  // strictly, every cut is an error naming where the file ends
+            std::string strict = test::load_error(cut, "cut.hprof");
+            CHECK(strict.find("cut.hprof @0x") == 0);
+            CHECK(strict.find(hex_offset(size)) != std::string::npos);
+        }
+        LoadedDump part = load_dump_bytes(cut, "cut.hprof", allow_truncated());
+        CHECK(objects(part) <= objects(whole));
+        const Warning* warning = truncation_warning(part);
+        REQUIRE(warning);
+        lost_classes += warning->message.find(" classes whose CLASS DUMP lay after the cut: their references are lost") !=
+                        std::string::npos;
+    }
+    CHECK(cuts.in_heap_dump.size() > 1400);
+    CHECK(lost_classes > 1000);  // nearly every cut after the first instance
+    // A file that ends at a record boundary looks whole: before the heap dump it holds none,
+    // after it, it loads.
+    for (std::size_t size : cuts.boundaries) {
+        CAPTURE(size);
+        std::string error = test::load_error(Bytes(bytes.data(), size), "cut.hprof", allow_truncated());
+        if (size <= cuts.heap_dump)
+            CHECK(error == "cut.hprof @" + hex_offset(size) + ": end of file reached with no HEAP DUMP or HEAP DUMP "
+                                                              "SEGMENT record: the file holds no heap dump (cut short?)");
+        else
+            CHECK(error.empty());
+    }
+    // Cut inside a record before the heap dump: --allow-truncated has no heap to read.
+    CHECK(test::load_error(Bytes(bytes.data(), cuts.heap_dump + 4), "cut.hprof", allow_truncated()) ==
+          "cut.hprof @" + hex_offset(cuts.heap_dump + 4) + ": end of file cuts the record at " +
+              hex_offset(cuts.heap_dump) + ", before any HEAP DUMP or HEAP DUMP SEGMENT record: no heap dump is left to read");
+}
