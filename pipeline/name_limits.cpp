@@ -30,7 +30,9 @@ std::uint64_t cut_names(std::vector<std::vector<std::string>>& lists) {
 }  // namespace
 
 std::uint64_t cut_long_names(graph::HeapGraph& graph, graph::FieldNames& names) {
-    std::uint64_t cut = cut_names(names.instance_fields) + cut_names(names.class_edges);
+    std::uint64_t cut = cut_names(names.class_edges);
+    for (auto& fields : names.instance_fields)
+        for (std::string& name : fields.own) cut += cut_name(name);
     for (graph::ClassInfo& c : graph.classes) cut += cut_name(c.name);
     for (graph::NamedEdge& e : names.exact) cut += cut_name(e.name);
     return cut;
