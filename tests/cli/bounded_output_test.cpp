@@ -20,6 +20,15 @@
 
 using namespace heapgraph;
 
+// gcc says __SANITIZE_ADDRESS__, clang 14 only __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define HEAPGRAPH_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HEAPGRAPH_TEST_ASAN 1
+#endif
+#endif
+
 namespace {
 
 std::string write_file(const std::string& name, const std::string& bytes) {
@@ -218,7 +227,7 @@ TEST_CASE("bounded: running out of memory in a stage is a bad_alloc the CLI name
     }
     CHECK(threw);
     CHECK(current_stage() != "start");
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(HEAPGRAPH_TEST_ASAN)
     // ASan's allocator aborts the process instead of throwing when memory runs out (its
     // operator new reports out-of-memory and dies), so the real limit runs in the Release tree.
     MESSAGE("the CLI under an address-space limit runs in the Release tree only");
