@@ -339,6 +339,13 @@ private:
         return std::nullopt;
     }
 
+    // u4 lengths reach 2^32 - 1; Java arrays stop at 2^31 - 1 (and a NODATA array's claim
+    // would otherwise size the heap with no bytes behind it).
+    DecodeError too_long(std::uint64_t pos, std::uint8_t tag, std::uint32_t length) const {
+        return sub_error(&chunk_, pos, tag, "array length " + std::to_string(length) + " exceeds Java's maximum " +
+                                                std::to_string(kMaxJavaArrayLength));
+    }
+
     std::optional<DecodeError> read_object_array(ByteReader& in) {
         ObjectRecord object;
         object.position = in.pos() - 1;
@@ -346,6 +353,7 @@ private:
         object.id = in.u(id_);
         in.skip(4);
         std::uint32_t length = in.u4();
+        if (length > kMaxJavaArrayLength) return too_long(object.position, 0x22, length);
         object.class_id = in.u(id_);
         object.first_ref = out.refs.size();
         for (std::uint32_t i = 0; i < length; ++i)
@@ -363,6 +371,7 @@ private:
         object.id = in.u(id_);
         in.skip(4);
         std::uint32_t length = in.u4();
+        if (length > kMaxJavaArrayLength) return too_long(pos, has_data ? 0x23 : 0xC3, length);
         object.element_type = in.u1();
         std::uint32_t element_bytes = basic_type_size(object.element_type, id_);
         if (element_bytes == 0 || object.element_type == 2)

@@ -242,3 +242,21 @@ TEST_CASE("hprof bounds: a cut that loses class dumps keeps their instances, cou
     CHECK(test::load_error(cut, "lost.hprof").find("lost.hprof @") == 0);
     CHECK(test::load_error(cut, "lost.hprof").find(hex_offset(cut_at)) != std::string::npos);
 }
+
+TEST_CASE("hprof bounds: an array length past Java's 2^31 - 1 is refused at its sub-record, NODATA arrays too") {
+    for (std::uint8_t tag : {0x23, 0xC3}) {
+        Hprof h;
+        ByteBuilder s;
+        s.u1(tag).id(0x1000).u4(0).u4(0x80000000u).u1(10);  // PRIMITIVE ARRAY (NODATA) int[2^31]
+        if (tag == 0x23) s.bytes.resize(s.size() + 64);      // a few data bytes: the claim is refused before
+        h.record(0x1C, s);
+        h.b.u1(0x2C).u4(0).u4(0);
+        const std::uint64_t at = 31 + 9;  // header, then the segment's record header
+        std::string error = test::load_error(h.b.bytes, "long.hprof");
+        CAPTURE(error);
+        CHECK(error.find("long.hprof @" + hex_offset(at) + ": ") == 0);
+        // With data, the bytes the length needs run past the segment first.
+        CHECK(error.find(tag == 0xC3 ? "array length 2147483648 exceeds Java's maximum 2147483647" : "runs past the end") !=
+              std::string::npos);
+    }
+}
