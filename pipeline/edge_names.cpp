@@ -168,6 +168,7 @@ void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges) {
         }
         if (source.release_pages && (*chunk)->owned.empty()) release_pages(bytes);
     }
+    if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
     auto& exact = dump.field_names.exact;
     for (graph::NamedEdge& e : namer.take()) exact.push_back(std::move(e));
     std::sort(exact.begin(), exact.end(), [](const graph::NamedEdge& a, const graph::NamedEdge& b) {

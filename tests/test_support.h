@@ -98,4 +98,24 @@ inline std::string load_error(Bytes bytes, const std::string& name, const LoadOp
     }
 }
 
+// Reads a "VmRSS:"-style line of /proc/self/status, in bytes.
+inline std::uint64_t status_bytes(const std::string& key) {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(key, 0) == 0) return std::stoull(line.substr(key.size())) * 1024;
+    return 0;
+}
+
+// How far this process's resident memory rises above where it was while `load` runs: the
+// high-water mark is reset first (/proc/self/clear_refs, "5"). In-process, because a forked
+// child's ru_maxrss starts at the size of its parent.
+template <typename Load>
+std::uint64_t peak_rss_increase(Load&& load) {
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const std::uint64_t before = status_bytes("VmRSS:");
+    load();
+    const std::uint64_t peak = status_bytes("VmHWM:");
+    return peak > before ? peak - before : 0;
+}
+
 }  // namespace heapgraph::test
