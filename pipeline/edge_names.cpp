@@ -169,6 +169,7 @@ void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges) {
         }
         if (source.release_pages && (*chunk)->owned.empty()) release_pages(bytes);
     }
+    if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
     auto& exact = dump.field_names.exact;
     for (graph::NamedEdge& e : namer.take()) exact.push_back(std::move(e));
     cut_long_names(dump.graph, dump.field_names);  // the names read back are dump strings too

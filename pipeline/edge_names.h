@@ -10,6 +10,8 @@
 
 namespace heapgraph {
 
+class MappedFile;
+
 struct DumpSource {
     Bytes file;                          // the whole (inflated) HPROF
     std::vector<SegmentSpan> segments;   // of the chosen heap dump
@@ -17,6 +19,7 @@ struct DumpSource {
     std::vector<ClassDump> classes;      // the dump's class dumps: instance layouts
     bool release_pages = false;          // `file` is a file mapping whose pages may be dropped
     std::shared_ptr<const void> owner;   // keeps `file` mapped (null: the caller's memory)
+    const MappedFile* mapping = nullptr; // `file`'s mapping, kept by `owner`: checked intact after reading
 };
 
 }  // namespace heapgraph

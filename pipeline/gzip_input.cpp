@@ -9,6 +9,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,8 +19,11 @@ namespace heapgraph {
 
 namespace {
 
-constexpr std::uint64_t kRoundBytes = 32u << 20;  // compressed bytes per parallel round
-constexpr std::uint64_t kMaxDeflateRatio = 1032;  // deflate never inflates more than this per input byte
+constexpr std::uint64_t kRoundBytes = 32u << 20;     // compressed bytes per parallel round, at most
+constexpr std::uint64_t kInflightBytes = 32u << 20;  // inflated bytes the workers of a round hold
+// Each worker buffers whole members, so BLOCKSIZE bounds them; HotSpot writes 1 MiB, and a
+// claim past this streams through zlib in its 4 MiB window instead.
+constexpr std::uint64_t kMaxParallelBlock = 4u << 20;
 
 DecodeError gzip_error(std::uint64_t offset, std::string message) {
     return DecodeError{offset, "gzip member", std::move(message)};
@@ -49,6 +53,36 @@ void write_all(int fd, const std::uint8_t* data, std::size_t size, const std::st
     }
 }
 
+// Appends the inflated content to the temporary file in order. It enforces
+// max_inflated_bytes, and hands the head to the head check before writing past it.
+class ContentWriter {
+public:
+    ContentWriter(int fd, const std::string& name, const LoadOptions& options, const HeadCheck& head_check)
+        : fd_(fd), name_(name), options_(options), head_check_(head_check) {}
+
+    // `member_start`: the compressed offset the bytes come from, for the limit's message.
+    void write(const std::uint8_t* data, std::size_t size, std::uint64_t member_start) {
+        if (head_check_ && head_.size() < kInflateHeadBytes) {  // the head's error first: it names a record
+            head_.insert(head_.end(), data, data + std::min<std::uint64_t>(size, kInflateHeadBytes - head_.size()));
+            if (head_.size() == kInflateHeadBytes) head_check_(head_);
+        }
+        produced_ += size;
+        if (produced_ > options_.max_inflated_bytes)
+            throw DumpError(name_, gzip_error(member_start, "inflates past the limit of " +
+                                                                std::to_string(options_.max_inflated_bytes) + " bytes"));
+        write_all(fd_, data, size, name_);
+    }
+    std::uint64_t produced() const { return produced_; }
+
+private:
+    int fd_;
+    const std::string& name_;
+    const LoadOptions& options_;
+    const HeadCheck& head_check_;
+    std::vector<std::uint8_t> head_;
+    std::uint64_t produced_ = 0;
+};
+
 // ---- zlib: any gzip, serially -------------------------------------------------------------
 
 // What inflating found: members, and where a cut file's last member starts.
@@ -57,9 +91,9 @@ struct Inflation {
     std::optional<std::uint64_t> cut_member;  // --allow-truncated
 };
 
-// Members from `from` on; `produced_before` counts toward max_inflated_bytes. With
-// --allow-truncated a member the end of the file cuts gives what it holds up to the cut.
-Inflation stream_with_zlib(Bytes gz, std::uint64_t from, std::uint64_t produced_before, bool file_mapping, int fd,
+// Members from `from` on. With --allow-truncated a member the end of the file cuts gives
+// what it holds up to the cut.
+Inflation stream_with_zlib(Bytes gz, std::uint64_t from, bool file_mapping, ContentWriter& out,
                            const std::string& name, const LoadOptions& options) {
     z_stream stream{};
     if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw DumpError(name, gzip_error(0, "zlib init failed"));
@@ -68,7 +102,7 @@ Inflation stream_with_zlib(Bytes gz, std::uint64_t from, std::uint64_t produced_
     // the time of a small file (fuzzing).
     const std::size_t window_size = 4u << 20;
     auto window = std::make_unique_for_overwrite<std::uint8_t[]>(window_size);
-    std::uint64_t in_pos = from, member_start = from, produced_total = produced_before, members = 0, released = from;
+    std::uint64_t in_pos = from, member_start = from, members = 0, released = from;
     while (in_pos < gz.size()) {
         std::uint64_t in_chunk = std::min<std::uint64_t>(gz.size() - in_pos, 1u << 30);
         stream.next_in = const_cast<Bytef*>(gz.data() + in_pos);
@@ -76,13 +110,8 @@ Inflation stream_with_zlib(Bytes gz, std::uint64_t from, std::uint64_t produced_
         stream.next_out = window.get();
         stream.avail_out = static_cast<uInt>(window_size);
         int rc = inflate(&stream, Z_NO_FLUSH);
-        std::uint64_t produced = window_size - stream.avail_out;
         in_pos += in_chunk - stream.avail_in;
-        produced_total += produced;
-        if (produced_total > options.max_inflated_bytes)
-            throw DumpError(name, gzip_error(member_start, "inflates past the limit of " +
-                                                               std::to_string(options.max_inflated_bytes) + " bytes"));
-        write_all(fd, window.get(), produced, name);
+        out.write(window.get(), window_size - stream.avail_out, member_start);
         if (file_mapping && in_pos - released >= (64u << 20)) {
             release_pages(gz.subspan(released, in_pos - released));
             released = in_pos;
@@ -109,126 +138,135 @@ Inflation stream_with_zlib(Bytes gz, std::uint64_t from, std::uint64_t produced_
 // ---- libdeflate: HotSpot's chunked gzip, in parallel --------------------------------------
 
 struct Member {
-    std::uint64_t start = 0, end = 0;
-    std::vector<std::uint8_t> data;
+    std::uint64_t start = 0, end = 0;            // in the compressed file
+    std::uint64_t out_offset = 0, out_size = 0;  // in the worker's buffer
     bool over_block = false;  // inflates to more than the BLOCKSIZE the file declares
-};
-
-class MemberInflater {
-public:
-    explicit MemberInflater(std::uint64_t block) : d_(libdeflate_alloc_decompressor(), libdeflate_free_decompressor), block_(block) {}
-
-    // The member starting at `start`, or nullopt when no valid member starts there. HotSpot
-    // never writes a member of more than BLOCKSIZE raw bytes, so the buffer is that big and
-    // no bigger: a member that needs more is flagged (a bomb cannot make us allocate). Nor
-    // bigger than what the bytes left can inflate to (deflate expands at most 1032:1): a
-    // short file whose comment claims a 1 GiB BLOCKSIZE must not make us allocate 1 GiB.
-    std::optional<Member> inflate(Bytes gz, std::uint64_t start) {
-        Member m;
-        m.start = start;
-        reserve(std::min(block_, (gz.size() - start) * kMaxDeflateRatio) + 64);
-        std::size_t in_used = 0, out_used = 0;
-        auto rc = libdeflate_gzip_decompress_ex(d_.get(), gz.data() + start, gz.size() - start, scratch_.get(),
-                                                scratch_size_, &in_used, &out_used);
-        if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
-            m.over_block = true;
-            return m;
-        }
-        if (rc != LIBDEFLATE_SUCCESS) return std::nullopt;
-        m.data.assign(scratch_.get(), scratch_.get() + out_used);
-        m.end = start + in_used;
-        return m;
-    }
-
-private:
-    // One buffer for all the members a worker inflates, grown when a member may need more,
-    // and not zero-filled (libdeflate writes what it produces).
-    void reserve(std::uint64_t bytes) {
-        if (bytes <= scratch_size_) return;
-        scratch_ = std::make_unique_for_overwrite<std::uint8_t[]>(bytes);
-        scratch_size_ = bytes;
-    }
-
-    std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d_;
-    std::uint64_t block_;
-    std::unique_ptr<std::uint8_t[]> scratch_;
-    std::uint64_t scratch_size_ = 0;
 };
 
 bool looks_like_member(Bytes gz, std::uint64_t at) {
     return at + 10 <= gz.size() && gz[at] == 0x1f && gz[at + 1] == 0x8b && gz[at + 2] == 8 && gz[at + 3] < 0x20;
 }
 
-// Members from the first one at or after `from` (found by header and a successful inflate,
-// which checks the CRC) while they start before `until`.
-std::vector<Member> inflate_part(Bytes gz, std::uint64_t from, std::uint64_t until, std::uint64_t block,
-                                 bool from_is_member) {
-    MemberInflater inflater(block);
-    std::vector<Member> out;
-    std::uint64_t at = from;
-    if (!from_is_member) {
-        for (; at < until; ++at) {
-            if (!looks_like_member(gz, at)) continue;
-            auto m = inflater.inflate(gz, at);
-            if (!m || m->over_block) continue;  // a false start: a real first member is checked by the chain
+// One worker's share of a round: the members it inflates, back to back in one buffer of
+// `budget` bytes, allocated once and not zero-filled (libdeflate writes what it produces).
+class PartInflater {
+public:
+    PartInflater(std::uint64_t block, std::uint64_t budget)
+        : d_(libdeflate_alloc_decompressor(), libdeflate_free_decompressor), block_(block), budget_(budget) {}
+
+    // Members from the first one at or after `from` (found by header and a successful
+    // inflate, which checks the CRC; `from_is_member`: the one at `from`) while they start
+    // before `until` and the buffer has room for one more block.
+    void run(Bytes gz, std::uint64_t from, std::uint64_t until, bool from_is_member) {
+        members_.clear();
+        used_ = 0;
+        if (from >= until) return;
+        if (!buffer_) buffer_ = std::make_unique_for_overwrite<std::uint8_t[]>(budget_);
+        std::uint64_t at = from_is_member ? from : first_member(gz, from, until);
+        while (at < until && at < gz.size() && used_ + block_ <= budget_) {
+            auto m = inflate(gz, at);
+            if (!m) break;  // the caller finds the chain broken and reports it
+            keep(*m);
+            if (m->over_block) break;
             at = m->end;
-            out.push_back(std::move(*m));
-            break;
         }
-        if (out.empty()) return out;
     }
-    while (at < until && at < gz.size()) {
-        auto m = inflater.inflate(gz, at);
-        if (!m) break;  // the caller finds the chain broken and reports it
-        bool over_block = m->over_block;
-        at = m->end;
-        out.push_back(std::move(*m));
-        if (over_block) break;
+    const std::vector<Member>& members() const { return members_; }
+    const std::uint8_t* data() const { return buffer_.get(); }
+
+private:
+    // Keeps the first member found and returns where it ends (`until` when none is found).
+    std::uint64_t first_member(Bytes gz, std::uint64_t from, std::uint64_t until) {
+        for (std::uint64_t at = from; at < until; ++at) {
+            if (!looks_like_member(gz, at)) continue;
+            auto m = inflate(gz, at);
+            if (!m || m->over_block) continue;  // a false start: a real first member is checked by the chain
+            keep(*m);
+            return m->end;
+        }
+        return until;
     }
-    return out;
+
+    // The member at `start`, or nullopt when no valid member starts there. HotSpot never
+    // writes a member of more than BLOCKSIZE raw bytes, so it gets that much room and no
+    // more: a member that needs more is flagged (a bomb cannot make us allocate).
+    std::optional<Member> inflate(Bytes gz, std::uint64_t start) {
+        std::size_t in_used = 0, out_used = 0;
+        auto rc = libdeflate_gzip_decompress_ex(d_.get(), gz.data() + start, gz.size() - start, buffer_.get() + used_,
+                                                block_, &in_used, &out_used);
+        if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) return Member{start, start, used_, 0, true};
+        if (rc != LIBDEFLATE_SUCCESS) return std::nullopt;
+        return Member{start, start + in_used, used_, out_used, false};
+    }
+    void keep(const Member& m) {
+        members_.push_back(m);
+        used_ += m.out_size;
+    }
+
+    std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d_;
+    std::uint64_t block_, budget_;
+    std::unique_ptr<std::uint8_t[]> buffer_;
+    std::uint64_t used_ = 0;
+    std::vector<Member> members_;
+};
+
+// Writes the members that chain on from `at` (each starts where the one before ended), in
+// order, straight from the workers' buffers; returns where the chain ends (`at`: none).
+std::uint64_t write_chain(const std::vector<PartInflater>& parts, std::uint64_t at, std::uint64_t& members,
+                          ContentWriter& out, std::uint64_t block, const std::string& name) {
+    for (const PartInflater& part : parts)
+        for (const Member& m : part.members()) {
+            if (m.start != at) return at;
+            if (m.over_block)
+                throw DumpError(name, gzip_error(m.start, "inflates to more than the HPROF BLOCKSIZE=" +
+                                                              std::to_string(block) + " the first member declares"));
+            out.write(part.data() + m.out_offset, m.out_size, m.start);
+            at = m.end;
+            ++members;
+        }
+    return at;
 }
 
-Inflation inflate_in_parallel(Bytes gz, bool file_mapping, std::uint64_t block, int fd,
+// Compressed bytes per worker for the next round, from the ratio the last one showed, with
+// a quarter of the budget spare: a worker whose budget runs out early breaks the chain, and
+// the work of the workers after it is done again.
+std::uint64_t next_span(std::uint64_t compressed, std::uint64_t inflated, std::uint64_t budget, int parts) {
+    const std::uint64_t most = kRoundBytes / static_cast<std::uint64_t>(parts);
+    if (inflated == 0) return most;
+    const double span = static_cast<double>(budget) * 0.75 * static_cast<double>(compressed) / static_cast<double>(inflated);
+    return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(span), 1, most);
+}
+
+Inflation inflate_in_parallel(Bytes gz, bool file_mapping, std::uint64_t block, ContentWriter& out,
                               const std::string& name, const LoadOptions& options) {
-    const int parts = std::max(1, tbb::this_task_arena::max_concurrency());
-    std::uint64_t at = 0, members = 0, produced = 0;
+    // Each worker holds kInflightBytes / parts, room for two blocks at least.
+    const int parts = static_cast<int>(std::clamp<std::uint64_t>(
+        static_cast<std::uint64_t>(tbb::this_task_arena::max_concurrency()), 1, kInflightBytes / (2 * block)));
+    const std::uint64_t budget = kInflightBytes / static_cast<std::uint64_t>(parts);
+    std::vector<PartInflater> workers;
+    for (int p = 0; p < parts; ++p) workers.emplace_back(block, budget);
+    // The first round inflates the first member alone: the head check comes after a block.
+    std::uint64_t at = 0, members = 0, span = 1;
+    int active = 1;
     while (at < gz.size()) {
-        const std::uint64_t round_end = std::min<std::uint64_t>(gz.size(), at + kRoundBytes);
-        const std::uint64_t span = (round_end - at + parts - 1) / parts;
-        std::vector<std::vector<Member>> found(parts);
+        const std::uint64_t produced_before = out.produced();
         tbb::parallel_for(0, parts, [&](int p) {
-            std::uint64_t from = at + p * span, until = std::min(round_end, from + span);
-            if (from < until) found[p] = inflate_part(gz, from, until, block, p == 0);
+            const std::uint64_t from = at + static_cast<std::uint64_t>(p) * span;
+            workers[p].run(gz, from, p < active ? std::min(gz.size(), from + span) : from, p == 0);
         });
-        // Check the chain: each member must start where the previous one ended.
-        std::vector<Member> chain;
-        for (auto& part : found)
-            for (auto& m : part) {
-                std::uint64_t expected = chain.empty() ? at : chain.back().end;
-                if (m.start != expected) break;
-                chain.push_back(std::move(m));
-            }
-        if (!chain.empty() && chain.back().over_block)
-            throw DumpError(name, gzip_error(chain.back().start, "inflates to more than the HPROF BLOCKSIZE=" +
-                                                                     std::to_string(block) + " the first member declares"));
-        if (chain.empty()) {
+        const std::uint64_t end = write_chain(workers, at, members, out, block, name);
+        if (end == at) {
             // A cut member: zlib streams what it holds, up to the cut (or names the damage).
             if (!options.allow_truncated)
                 throw DumpError(name, gzip_error(at, "is not a valid gzip member (corrupt, or a truncated file ending at " +
                                                          hex_offset(gz.size()) + ": --allow-truncated reads what it holds)"));
-            Inflation tail = stream_with_zlib(gz, at, produced, file_mapping, fd, name, options);
+            Inflation tail = stream_with_zlib(gz, at, file_mapping, out, name, options);
             return {members + tail.members, tail.cut_member};
         }
-        for (const Member& m : chain) {
-            produced += m.data.size();
-            if (produced > options.max_inflated_bytes)
-                throw DumpError(name, gzip_error(m.start, "inflates past the limit of " +
-                                                              std::to_string(options.max_inflated_bytes) + " bytes"));
-            write_all(fd, m.data.data(), m.data.size(), name);
-        }
-        members += chain.size();
-        if (file_mapping) release_pages(gz.subspan(at, chain.back().end - at));
-        at = chain.back().end;
+        if (file_mapping) release_pages(gz.subspan(at, end - at));
+        span = next_span(end - at, out.produced() - produced_before, budget, parts);
+        active = parts;
+        at = end;
         if (options.progress) options.progress({"inflate", at, gz.size(), "B"});
     }
     return {members, std::nullopt};
@@ -257,9 +295,9 @@ std::uint64_t hotspot_gzip_block_size(Bytes gz) {
     const std::string key = "HPROF BLOCKSIZE=";
     if (comment.rfind(key, 0) != 0) return 0;
     std::uint64_t block = std::strtoull(comment.c_str() + key.size(), nullptr, 10);
-    // Each parallel worker holds one member of this size: a claim past 1 GiB is no HotSpot
-    // file (it writes 1 MiB), so such a file streams through zlib in bounded memory.
-    return block <= (std::uint64_t{1} << 30) ? block : 0;
+    // Workers buffer members of this size: a larger claim is no HotSpot file (it writes
+    // 1 MiB), so such a file streams through zlib in bounded memory.
+    return block <= kMaxParallelBlock ? block : 0;
 }
 
 InflatedFile::InflatedFile(int fd, const std::string& name, std::uint64_t members, std::optional<std::uint64_t> cut_member)
@@ -270,12 +308,14 @@ InflatedFile::~InflatedFile() {
     ::close(fd_);
 }
 
-InflatedFile inflate_to_temp_file(Bytes gz, bool file_mapping, const std::string& name, const LoadOptions& options) {
+InflatedFile inflate_to_temp_file(Bytes gz, bool file_mapping, const std::string& name, const LoadOptions& options,
+                                  const HeadCheck& head_check) {
     int fd = open_temp_file(name, options);
     try {
+        ContentWriter out(fd, name, options, head_check);
         std::uint64_t block = hotspot_gzip_block_size(gz);
-        Inflation inflation = block ? inflate_in_parallel(gz, file_mapping, block, fd, name, options)
-                                    : stream_with_zlib(gz, 0, 0, file_mapping, fd, name, options);
+        Inflation inflation = block ? inflate_in_parallel(gz, file_mapping, block, out, name, options)
+                                    : stream_with_zlib(gz, 0, file_mapping, out, name, options);
         return InflatedFile(fd, name, inflation.members, inflation.cut_member);
     } catch (...) {
         ::close(fd);

@@ -16,12 +16,12 @@
 //      thread objects a javacore names (thread_object). docs/heap-graph.md has the sources.
 #include "ibm_heap_builder.h"
 
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <unordered_set>
 
 #include "address_index.h"
+#include "mapped_file.h"
 
 namespace heapgraph {
 
@@ -410,12 +410,10 @@ LoadedDump build_ibm_heap(IbmHeap heap, DumpInfo& info) {
     return IbmHeapBuilder(std::move(heap), info).build();
 }
 
-std::optional<Javacore> read_javacore_option(const LoadOptions& options, const DumpInfo& info) {
+std::optional<Javacore> read_javacore_option(const LoadOptions& options, const DumpInfo&) {
     if (options.javacore.empty()) return std::nullopt;
-    std::ifstream in(options.javacore, std::ios::binary);
-    if (!in) throw BadRequest(info.path + ": --javacore " + options.javacore + " cannot be read");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return read_javacore(text);
+    // Opened as a dump is: a FIFO, a directory or a missing file is one line naming it.
+    return read_javacore(read_regular_file(options.javacore, "--javacore "));
 }
 
 }  // namespace heapgraph

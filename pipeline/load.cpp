@@ -1,5 +1,6 @@
 // Entry point of the pipeline: map the file, recognise the format from its content, inflate
-// gzip, and hand each format to its loader.
+// gzip, and hand each format to its loader. A file that shrinks while it is read is an error
+// once the loader is done (MappedFile::check_intact), whatever the loader made of the zeros.
 #include <oneapi/tbb/task_arena.h>
 
 #include <cctype>
@@ -29,6 +30,56 @@ std::string first_bytes(Bytes bytes) {
     return text + "\"";
 }
 
+UnreadableDump unrecognised(const std::string& path, bool inflated, Bytes bytes) {
+    return UnreadableDump(path + (inflated ? ": gzip content" : "") +
+                          " is not a heap dump we recognise; first bytes: " + first_bytes(bytes));
+}
+
+// `read`'s dump, unless `file` shrank while it was read: then that is the error, not what
+// the loader made of the zeros read past the new end.
+template <typename Read>
+LoadedDump read_intact(const MappedFile& file, Read&& read) {
+    LoadedDump loaded = [&] {
+        try {
+            return read();
+        } catch (...) {
+            file.check_intact();
+            throw;
+        }
+    }();
+    file.check_intact();
+    return loaded;
+}
+
+// The head of an HPROF's content: its header, and its first record's header as far as the
+// head holds the record (a valid tag, and a length the content may inflate to).
+void check_hprof_head(Bytes head, const std::string& name, const LoadOptions& options) {
+    auto header = read_hprof_header(head);
+    if (auto* error = std::get_if<DecodeError>(&header)) throw DumpError(name, *error);
+    const std::uint64_t first = std::get<HprofHeader>(header).records_offset;
+    auto frame = read_record_frame(head, first);
+    auto* error = std::get_if<DecodeError>(&frame);
+    if (!error) return;
+    auto longer = hprof_cut_record(head, first);  // whole but for the end of the head?
+    if (!longer) throw DumpError(name, *error);
+    const RecordFrame& claim = longer->frame;
+    if (!options.allow_truncated && claim.body_offset + claim.body_length > options.max_inflated_bytes)
+        throw DumpError(name, {first, hprof_tag_name(claim.tag),
+                               "needs " + std::to_string(claim.body_length) + " bytes, past the limit of " +
+                                   std::to_string(options.max_inflated_bytes) + " bytes the content may inflate to"});
+}
+
+// Run on the first 64 KiB a gzip dump inflates to, before it inflates further: content that
+// is no heap dump, or an HPROF that breaks at its first record, fails at once with the error
+// the whole content would give (a gzip bomb of zeros must not fill the disk first).
+HeadCheck head_check(const std::string& name, const LoadOptions& options) {
+    return [&name, &options](Bytes head) {
+        DumpFormat format = detect_format(head.first(64));
+        if (format == DumpFormat::unknown || format == DumpFormat::gzip) throw unrecognised(name, true, head);
+        if (format == DumpFormat::hprof) check_hprof_head(head, name, options);
+    };
+}
+
 // Where the bytes come from: a file mapping may drop decoded pages; memory may not.
 struct Source {
     Bytes bytes;
@@ -43,13 +94,19 @@ LoadedDump load_gzip(Bytes compressed, bool file_mapping, DumpInfo info, const L
     StageClock clock(inflate_timing);
     clock.start("inflate");
     // Shared with the loaded dump, whose paths are named from the inflated records later.
-    std::shared_ptr<const InflatedFile> kept(new InflatedFile(inflate_to_temp_file(compressed, file_mapping, info.path, options)));
+    std::shared_ptr<const InflatedFile> kept(new InflatedFile(
+        inflate_to_temp_file(compressed, file_mapping, info.path, options, head_check(info.path, options))));
     const InflatedFile& inflated = *kept;
     clock.stop();
     info.inflated_bytes = inflated.bytes().size();
     info.gzip_members = inflated.members();
-    LoadedDump loaded = load_source({inflated.bytes(), true, true}, std::move(info), options);
-    if (loaded.source) loaded.source->owner = kept;
+    LoadedDump loaded = read_intact(inflated.mapping(), [&] {
+        return load_source({inflated.bytes(), true, true}, std::move(info), options);
+    });
+    if (loaded.source) {
+        loaded.source->owner = kept;
+        loaded.source->mapping = &inflated.mapping();
+    }
     loaded.timings.insert(loaded.timings.begin(), inflate_timing.begin(), inflate_timing.end());
     if (auto cut = inflated.cut_member())
         loaded.warnings.insert(loaded.warnings.begin(),
@@ -80,8 +137,7 @@ LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options)
         case DumpFormat::unknown:
             break;
     }
-    throw UnreadableDump(info.path + (source.inflated ? ": gzip content" : "") +
-                         " is not a heap dump we recognise; first bytes: " + first_bytes(bytes));
+    throw unrecognised(info.path, source.inflated, bytes);
 }
 
 LoadedDump run_in_arena(Source source, const std::string& name, const LoadOptions& options) {
@@ -102,8 +158,11 @@ LoadedDump load_dump_bytes(Bytes bytes, const std::string& name, const LoadOptio
 
 LoadedDump load_dump(const std::string& path, const LoadOptions& options) {
     auto file = std::make_shared<const MappedFile>(path);
-    LoadedDump loaded = run_in_arena({file->bytes(), false, true}, path, options);
-    if (loaded.source && !loaded.source->owner) loaded.source->owner = file;  // gzip: the inflated file
+    LoadedDump loaded = read_intact(*file, [&] { return run_in_arena({file->bytes(), false, true}, path, options); });
+    if (loaded.source && !loaded.source->owner) {  // gzip: the inflated file
+        loaded.source->owner = file;
+        loaded.source->mapping = file.get();
+    }
     return loaded;
 }
 

@@ -1,51 +1,182 @@
 #include "mapped_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "pipeline.h"
 
 namespace heapgraph {
 
-MappedFile::MappedFile(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw UnreadableDump(path + ": cannot open: " + std::strerror(errno));
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-        ::close(fd);
-        throw UnreadableDump(path + ": not a regular file");
+namespace {
+
+// ---- SIGBUS guard --------------------------------------------------------------------------
+// The handler reads a fixed table of mappings with lock-free atomics only (a signal may
+// arrive on any thread, at any time); registering takes a mutex the handler never touches.
+
+constexpr std::uint64_t kNoFault = ~std::uint64_t{0};
+
+struct GuardedMapping {
+    std::atomic<std::uintptr_t> begin{0}, end{0};  // begin 0: a free slot
+    std::atomic<std::uint64_t> fault_offset{kNoFault};
+};
+
+constexpr int kGuardSlots = 256;  // mappings alive at once; past that a mapping is unguarded
+GuardedMapping g_guards[kGuardSlots];
+std::mutex g_guard_mutex;
+struct sigaction g_previous_action {};
+std::uintptr_t g_page_size = 4096;
+
+void lower_to(std::atomic<std::uint64_t>& value, std::uint64_t offset) {
+    std::uint64_t seen = value.load();
+    while (offset < seen && !value.compare_exchange_weak(seen, offset)) {
     }
-    size_ = static_cast<std::size_t>(info.st_size);
-    if (size_ > 0) {
-        void* map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            ::close(fd);
-            throw UnreadableDump(path + ": cannot map: " + std::strerror(errno));
-        }
-        ::madvise(map, size_, MADV_SEQUENTIAL);
-        data_ = static_cast<const std::uint8_t*>(map);
-    }
-    ::close(fd);
 }
 
-MappedFile::MappedFile(int fd, const std::string& name) {
+// A fault in a guarded mapping is a page past the end of a file that shrank: zero pages go
+// over it and the rest of the mapping (all past the new end too), and reading goes on.
+// Any other SIGBUS gets the action there was before ours.
+void on_sigbus(int signal, siginfo_t* info, void*) {
+    const int saved_errno = errno;
+    const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    for (GuardedMapping& guard : g_guards) {
+        const std::uintptr_t begin = guard.begin.load(), end = guard.end.load();
+        if (begin == 0 || address < begin || address >= end) continue;
+        const std::uintptr_t page = address & ~(g_page_size - 1);
+        void* zeros = ::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ,
+                             MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (zeros == MAP_FAILED) break;
+        lower_to(guard.fault_offset, address - begin);
+        errno = saved_errno;
+        return;
+    }
+    ::sigaction(SIGBUS, &g_previous_action, nullptr);
+    if (info->si_code <= 0) ::raise(signal);  // sent, not a fault: returning would not repeat it
+    errno = saved_errno;  // a fault repeats on return, under the previous action
+}
+
+void install_sigbus_handler() {
+    g_page_size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    struct sigaction action {};
+    action.sa_sigaction = on_sigbus;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGBUS, &action, &g_previous_action);
+}
+
+int guard(const std::uint8_t* data, std::size_t size) {
+    static std::once_flag installed;
+    std::call_once(installed, install_sigbus_handler);
+    std::lock_guard lock(g_guard_mutex);
+    for (int slot = 0; slot < kGuardSlots; ++slot) {
+        GuardedMapping& g = g_guards[slot];
+        if (g.begin.load() != 0) continue;
+        g.fault_offset.store(kNoFault);
+        g.end.store(reinterpret_cast<std::uintptr_t>(data) + size);
+        g.begin.store(reinterpret_cast<std::uintptr_t>(data));
+        return slot;
+    }
+    return -1;
+}
+
+void unguard(int slot) {
+    if (slot < 0) return;
+    std::lock_guard lock(g_guard_mutex);
+    g_guards[slot].begin.store(0);
+    g_guards[slot].end.store(0);
+}
+
+std::string file_type(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "of an unknown type";
+}
+
+}  // namespace
+
+int open_regular_file(const std::string& path, const std::string& label) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) throw UnreadableDump(label + path + ": cannot open: " + std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+        const int error = errno;
+        ::close(fd);
+        throw UnreadableDump(label + path + ": cannot stat: " + std::strerror(error));
+    }
+    if (!S_ISREG(info.st_mode)) {
+        ::close(fd);
+        throw UnreadableDump(label + path + ": is " + file_type(info.st_mode) + ", not a regular file");
+    }
+    return fd;
+}
+
+std::string read_regular_file(const std::string& path, const std::string& label) {
+    const int fd = open_regular_file(path, label);
+    std::string text;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            const int error = errno;
+            ::close(fd);
+            throw UnreadableDump(label + path + ": cannot read: " + std::strerror(error));
+        }
+        if (got == 0) break;
+        text.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(fd);
+    return text;
+}
+
+MappedFile::MappedFile(const std::string& path) : name_(path), fd_(open_regular_file(path)), owns_fd_(true) {
+    try {
+        map(fd_, MAP_PRIVATE, path);
+    } catch (...) {
+        ::close(fd_);
+        throw;
+    }
+}
+
+MappedFile::MappedFile(int fd, const std::string& name) : name_(name), fd_(fd) { map(fd, MAP_SHARED, name); }
+
+void MappedFile::map(int fd, int flags, const std::string& name) {
     struct stat info {};
     if (::fstat(fd, &info) != 0) throw UnreadableDump(name + ": cannot stat: " + std::strerror(errno));
     size_ = static_cast<std::size_t>(info.st_size);
     if (size_ == 0) return;
-    void* map = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
+    void* map = ::mmap(nullptr, size_, PROT_READ, flags, fd, 0);
     if (map == MAP_FAILED) throw UnreadableDump(name + ": cannot map: " + std::strerror(errno));
     ::madvise(map, size_, MADV_SEQUENTIAL);
     data_ = static_cast<const std::uint8_t*>(map);
+    guard_slot_ = guard(data_, size_);
 }
 
 MappedFile::~MappedFile() {
+    unguard(guard_slot_);
     if (data_) ::munmap(const_cast<std::uint8_t*>(data_), size_);
+    if (owns_fd_) ::close(fd_);
+}
+
+void MappedFile::check_intact() const {
+    if (guard_slot_ < 0) return;
+    const std::uint64_t failed_at = g_guards[guard_slot_].fault_offset.load();
+    if (failed_at == kNoFault) return;
+    struct stat info {};
+    const std::string now = ::fstat(fd_, &info) == 0 ? std::to_string(info.st_size) : "fewer";
+    throw DumpError(name_, {failed_at, "file", "shrank from " + std::to_string(size_) + " to " + now +
+                                                   " bytes while it was being read (truncated by another "
+                                                   "process?): reading failed here"});
 }
 
 void release_pages(std::span<const std::uint8_t> bytes) {

@@ -1,4 +1,7 @@
 // Read-only memory map of a whole file (RAII). Pages come in as decoders touch them.
+// A file another process truncates while we read it would kill the process with SIGBUS at
+// the first page past its new end: a process-wide handler maps zero pages there instead and
+// notes the offset, and check_intact() turns that into an error once reading is done.
 #pragma once
 
 #include <cstdint>
@@ -17,10 +20,27 @@ public:
 
     std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
 
+    // Throws DumpError at the lowest offset a read failed at when the file shrank while it
+    // was mapped (what was read from there on was zeros, not the file).
+    void check_intact() const;
+
 private:
+    void map(int fd, int flags, const std::string& name);
+
     const std::uint8_t* data_ = nullptr;
     std::size_t size_ = 0;
+    std::string name_;
+    int fd_ = -1;
+    bool owns_fd_ = false;
+    int guard_slot_ = -1;  // in the SIGBUS handler's table; -1: not guarded
 };
+
+// Opens `path` read-only without blocking (open() waits for a writer on a FIFO) and refuses
+// anything but a regular file. Throws UnreadableDump "LABELpath: is a directory, not a
+// regular file" (label: "" for a dump, "--javacore " for an option's file).
+int open_regular_file(const std::string& path, const std::string& label = "");
+// The whole content of a small regular file (a javacore), opened as above.
+std::string read_regular_file(const std::string& path, const std::string& label = "");
 
 // Drops the resident pages fully inside `bytes`, which must lie in a read-only, file-backed
 // mapping: a later read faults them in again from the page cache (on anonymous memory this

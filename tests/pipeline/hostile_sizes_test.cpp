@@ -58,7 +58,7 @@ DumpError load_error(const std::vector<std::uint8_t>& bytes, const std::string& 
 DumpError check_refused(const std::vector<std::uint8_t>& bytes, const std::string& name, std::uint64_t offset,
                         LoadOptions options = {}) {
     std::optional<DumpError> error;
-    std::uint64_t rise = peak_rss_increase([&] {
+    std::uint64_t rise = test::peak_rss_increase([&] {
         try {
             load_dump_bytes(bytes, name, options);
         } catch (const DumpError& e) {
@@ -181,7 +181,7 @@ TEST_CASE("hostile sizes: classic records claiming huge sizes and reference coun
                        "// Breakdown - Classes: 0, Objects: 4294967296, ObjectArrays: 0, PrimitiveArrays: 4294967296\n"
                        "// EOF:  Total 'Objects',Refs(null) : 2,4294967296(0)\n";
     std::vector<std::uint8_t> bytes(text.begin(), text.end());
-    std::uint64_t rise = peak_rss_increase([&] {
+    std::uint64_t rise = test::peak_rss_increase([&] {
         LoadedDump dump = load_dump_bytes(bytes, "huge.txt", {});
         CHECK(graph::summarize(dump.graph).objects == 2);
         (void)graph::compute_retained(dump.graph, {.keep_unreachable = true});
@@ -220,8 +220,10 @@ std::vector<std::uint8_t> gzip(const std::vector<std::uint8_t>& raw, const std::
 }  // namespace
 
 TEST_CASE("hostile sizes: a gzip bomb stops at max_inflated_bytes, naming the member's offset") {
-    // 64 MiB of zeros after an HPROF header deflate to about 64 KB.
+    // 64 MiB of zeros after an HPROF header deflate to about 64 KB. The first record, a 1 MiB
+    // STRING, passes the check of the inflated head (gzip_input_test has the bombs it stops).
     ByteBuilder b = hprof();
+    b.u1(0x01).u4(0).u4(1u << 20);
     std::vector<std::uint8_t> raw = b.bytes;
     raw.resize(64u << 20);
     std::vector<std::uint8_t> bomb = gzip(raw);
@@ -238,16 +240,18 @@ TEST_CASE("hostile sizes: a gzip bomb stops at max_inflated_bytes, naming the me
     CHECK(std::string(e.what()).find("more than the HPROF BLOCKSIZE=1048576") != std::string::npos);
     check_cli_refuses("chunked.hprof.gz", chunked, 0);
 
-    // A BLOCKSIZE past 1 GiB is no HotSpot file: it streams (and fails on its content, here
+    // A BLOCKSIZE past 4 MiB is no HotSpot file: it streams (and fails on its content, here
     // an HPROF whose first record tag is 0).
-    std::vector<std::uint8_t> huge_block = gzip(raw, "HPROF BLOCKSIZE=99999999999999");
+    std::vector<std::uint8_t> zeros = hprof().bytes;
+    zeros.resize(64u << 20);
+    std::vector<std::uint8_t> huge_block = gzip(zeros, "HPROF BLOCKSIZE=99999999999999");
     e = check_refused(huge_block, "huge-block.hprof.gz", 31);
     CHECK(std::string(e.what()).find("record tag 0x00 is not a known top-level tag") != std::string::npos);
 }
 
 TEST_CASE("hostile sizes: a small chunked gzip claiming a 1 GiB BLOCKSIZE allocates for its bytes, not for the claim") {
-    // Each worker's member buffer is BLOCKSIZE, bounded by what the bytes left can inflate to
-    // (deflate expands at most 1032:1): 4 KiB of zeros deflate to a few dozen bytes.
+    // Workers buffer members of at most 4 MiB: a larger BLOCKSIZE claim streams through zlib
+    // in its 4 MiB window. 4 KiB of zeros deflate to a few dozen bytes.
     ByteBuilder b = hprof();
     std::vector<std::uint8_t> raw = b.bytes;
     raw.resize(4096);
