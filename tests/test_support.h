@@ -64,9 +64,8 @@ struct Run {
     std::string out;  // stdout and stderr
 };
 
-inline Run run(const std::string& args) {
-    // stderr joins stdout first, so an `args` that redirects stderr itself (2>/dev/null) wins.
-    std::string command = std::string(HEAPGRAPH_CLI) + " 2>&1 " + args;
+// Runs a shell command line; its output as the command sends it.
+inline Run run_command(const std::string& command) {
     Run result{0, {}};
     FILE* pipe = popen(command.c_str(), "r");
     char buffer[4096];
@@ -74,6 +73,11 @@ inline Run run(const std::string& args) {
     int status = pclose(pipe);
     result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;
+}
+
+inline Run run(const std::string& args) {
+    // stderr joins stdout first, so an `args` that redirects stderr itself (2>/dev/null) wins.
+    return run_command(std::string(HEAPGRAPH_CLI) + " 2>&1 " + args);
 }
 
 inline std::string slurp(const std::string& path) {

@@ -235,15 +235,11 @@ TEST_CASE("bounded: running out of memory in a stage is a bad_alloc the CLI name
     // 600,000 objects: about 90 MB to analyse; 80 MiB of address space holds the program and
     // the mapped dump but not the graph.
     std::string dump = write_file("oom.hprof", as_string(chain_dump(300000, 10)));
-    std::string limited = "sh -c 'ulimit -v 81920; exec " + std::string(HEAPGRAPH_CLI) + " analyze " + dump +
-                          " --json /dev/null --threads 1' 2>&1";
-    FILE* pipe = popen(limited.c_str(), "r");
-    std::string out;
-    char buffer[512];
-    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    int status = pclose(pipe);
+    test::Run run = test::run_command("sh -c 'ulimit -v 81920; exec " + std::string(HEAPGRAPH_CLI) + " analyze " + dump +
+                                      " --json /dev/null --threads 1' 2>&1");
+    const std::string& out = run.out;
     CAPTURE(out);
-    CHECK(WEXITSTATUS(status) == 6);
+    CHECK(run.code == 6);
     CHECK(out.find("heapgraph: " + dump + ": out of memory in stage '") == 0);
     CHECK(out.find("memory budget: address-space limit 80 MiB") != std::string::npos);
     CHECK(out.find('\n') == out.size() - 1);

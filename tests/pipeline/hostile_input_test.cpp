@@ -41,14 +41,7 @@ std::string write_temp(const std::string& name, const std::vector<std::uint8_t>&
 // hanging the suite, and with files limited to 16 MiB (`ulimit -f`): an inflated temp file
 // that grows past that kills it (SIGXFSZ).
 test::Run run_guarded(const std::string& args) {
-    test::Run result{0, {}};
-    std::string command = "ulimit -f 16384; timeout 10 " + std::string(HEAPGRAPH_CLI) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    char buffer[4096];
-    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.out.append(buffer, n);
-    int status = pclose(pipe);
-    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
+    return test::run_command("ulimit -f 16384; timeout 10 " + std::string(HEAPGRAPH_CLI) + " " + args + " 2>&1");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "pipeline.h"
+#include "gzip_fixtures.h"
 #include "test_support.h"
 
 using namespace heapgraph;
@@ -198,23 +199,7 @@ TEST_CASE("hostile sizes: classic records claiming huge sizes and reference coun
 namespace {
 
 std::vector<std::uint8_t> gzip(const std::vector<std::uint8_t>& raw, const std::string& comment = "") {
-    z_stream s{};
-    REQUIRE(deflateInit2(&s, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY) == Z_OK);
-    gz_header header{};
-    std::string comment_z = comment;
-    if (!comment.empty()) {
-        header.comment = reinterpret_cast<Bytef*>(comment_z.data());
-        REQUIRE(deflateSetHeader(&s, &header) == Z_OK);
-    }
-    std::vector<std::uint8_t> out(deflateBound(&s, raw.size()) + 64 + comment.size());
-    s.next_in = const_cast<Bytef*>(raw.data());
-    s.avail_in = static_cast<uInt>(raw.size());
-    s.next_out = out.data();
-    s.avail_out = static_cast<uInt>(out.size());
-    REQUIRE(deflate(&s, Z_FINISH) == Z_STREAM_END);
-    out.resize(s.total_out);
-    deflateEnd(&s);
-    return out;
+    return test::gzip_member(raw, comment);
 }
 
 }  // namespace
