@@ -69,4 +69,8 @@ for dump in data/hprof/sun_jdk6_18_x32.hprof data/phd/heapdump.20100209.165721.4
         | gzip -dc 2>/dev/null; } > "$seeds/snapshot/$name.json" || true
     rm "$seeds/snapshot/$name.snap"
 done
+# The minimised corpora of the long runs (docs/hardening.md), so short runs start deep.
+for t in data/fuzz-corpus/*/; do
+    [ -d "$t" ] && cp "$t"* "$seeds/$(basename "$t")/" 2>/dev/null || true
+done
 for t in "$seeds"/*; do echo "$(basename "$t"): $(ls "$t" | wc -l) seeds, $(du -sh "$t" | cut -f1)"; done

@@ -253,6 +253,7 @@ TEST_CASE("hprof bounds: an array length past Java's 2^31 - 1 is refused at its 
         h.b.u1(0x2C).u4(0).u4(0);
         const std::uint64_t at = 31 + 9;  // header, then the segment's record header
         std::string error = test::load_error(h.b.bytes, "long.hprof");
+        CAPTURE(int(tag));
         CAPTURE(error);
         CHECK(error.find("long.hprof @" + hex_offset(at) + ": ") == 0);
         // With data, the bytes the length needs run past the segment first.
