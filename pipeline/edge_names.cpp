@@ -171,8 +171,10 @@ void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges) {
     }
     if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
     auto& exact = dump.field_names.exact;
-    for (graph::NamedEdge& e : namer.take()) exact.push_back(std::move(e));
-    cut_long_names(dump.graph, dump.field_names);  // the names read back are dump strings too
+    for (graph::NamedEdge& e : namer.take()) {
+        cut_name(e.name);  // the names read back are dump strings too
+        exact.push_back(std::move(e));
+    }
     std::sort(exact.begin(), exact.end(), [](const graph::NamedEdge& a, const graph::NamedEdge& b) {
         return a.from != b.from ? a.from < b.from : a.slot < b.slot;
     });

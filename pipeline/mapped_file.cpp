@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "pipeline.h"
+#include "regular_file.h"
 
 namespace heapgraph {
 
@@ -93,51 +94,7 @@ void unguard(int slot) {
     g_guards[slot].end.store(0);
 }
 
-std::string file_type(mode_t mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "of an unknown type";
-}
-
 }  // namespace
-
-int open_regular_file(const std::string& path, const std::string& label) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) throw UnreadableDump(label + path + ": cannot open: " + std::strerror(errno));
-    struct stat info {};
-    if (::fstat(fd, &info) != 0) {
-        const int error = errno;
-        ::close(fd);
-        throw UnreadableDump(label + path + ": cannot stat: " + std::strerror(error));
-    }
-    if (!S_ISREG(info.st_mode)) {
-        ::close(fd);
-        throw UnreadableDump(label + path + ": is " + file_type(info.st_mode) + ", not a regular file");
-    }
-    return fd;
-}
-
-std::string read_regular_file(const std::string& path, const std::string& label) {
-    const int fd = open_regular_file(path, label);
-    std::string text;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            const int error = errno;
-            ::close(fd);
-            throw UnreadableDump(label + path + ": cannot read: " + std::strerror(error));
-        }
-        if (got == 0) break;
-        text.append(buffer, static_cast<std::size_t>(got));
-    }
-    ::close(fd);
-    return text;
-}
 
 MappedFile::MappedFile(const std::string& path) : name_(path), fd_(open_regular_file(path)), owns_fd_(true) {
     try {

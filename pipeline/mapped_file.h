@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 
+#include "regular_file.h"
+
 namespace heapgraph {
 
 class MappedFile {
@@ -34,13 +36,6 @@ private:
     bool owns_fd_ = false;
     int guard_slot_ = -1;  // in the SIGBUS handler's table; -1: not guarded
 };
-
-// Opens `path` read-only without blocking (open() waits for a writer on a FIFO) and refuses
-// anything but a regular file. Throws UnreadableDump "LABELpath: is a directory, not a
-// regular file" (label: "" for a dump, "--javacore " for an option's file).
-int open_regular_file(const std::string& path, const std::string& label = "");
-// The whole content of a small regular file (a javacore), opened as above.
-std::string read_regular_file(const std::string& path, const std::string& label = "");
 
 // Drops the resident pages fully inside `bytes`, which must lie in a read-only, file-backed
 // mapping: a later read faults them in again from the page cache (on anonymous memory this

@@ -10,7 +10,8 @@ namespace {
 
 constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026
 
-// True when the name was cut. The cut never splits a UTF-8 sequence.
+}  // namespace
+
 bool cut_name(std::string& name) {
     if (name.size() <= kMaxNameBytes) return false;
     std::size_t end = kMaxNameBytes - kEllipsis.size();
@@ -20,26 +21,13 @@ bool cut_name(std::string& name) {
     return true;
 }
 
-std::uint64_t cut_names(std::vector<std::vector<std::string>>& lists) {
-    std::uint64_t cut = 0;
-    for (auto& list : lists)
-        for (std::string& name : list) cut += cut_name(name);
-    return cut;
-}
-
-}  // namespace
-
-std::uint64_t cut_long_names(graph::HeapGraph& graph, graph::FieldNames& names) {
-    std::uint64_t cut = cut_names(names.class_edges);
-    for (auto& fields : names.instance_fields)
-        for (std::string& name : fields.own) cut += cut_name(name);
-    for (graph::ClassInfo& c : graph.classes) cut += cut_name(c.name);
-    for (graph::NamedEdge& e : names.exact) cut += cut_name(e.name);
-    return cut;
-}
-
 void cut_long_names(LoadedDump& dump) {
-    std::uint64_t cut = cut_long_names(dump.graph, dump.field_names);
+    std::uint64_t cut = 0;
+    for (auto& edges : dump.field_names.class_edges)
+        for (std::string& name : edges) cut += cut_name(name);
+    for (auto& fields : dump.field_names.instance_fields)
+        for (std::string& name : fields.own) cut += cut_name(name);
+    for (graph::ClassInfo& c : dump.graph.classes) cut += cut_name(c.name);
     if (cut == 0) return;
     dump.warnings.push_back({"truncated_output", cut,
                              std::to_string(cut) + " class or field names longer than " + std::to_string(kMaxNameBytes) +

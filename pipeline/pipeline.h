@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "formats.h"
+#include "regular_file.h"
 #include "graph.h"
 
 namespace heapgraph {
@@ -93,9 +94,10 @@ struct LoadedDump {
 
 // Class and field names longer than this are cut, ending in U+2026 (pipeline/name_limits.cpp).
 inline constexpr std::size_t kMaxNameBytes = 1024;
-// Cuts them in the graph and the field names; returns how many it cut. load_dump does this
-// and adds a `truncated_output` warning; name_edges cuts the names it reads back.
-std::uint64_t cut_long_names(graph::HeapGraph& graph, graph::FieldNames& names);
+// True when `name` was longer and is cut now (never inside a UTF-8 sequence).
+bool cut_name(std::string& name);
+// Cuts the class names and the classes' field names, with a `truncated_output` warning
+// when it cut any (load_dump does this; name_edges cuts the names it reads back one by one).
 void cut_long_names(LoadedDump& dump);
 
 // Exact names for the edges of reported paths (graph::path_edges), added to
@@ -122,10 +124,7 @@ private:
 class UnsupportedFormat : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-// The file's content is nothing we recognise, or it cannot be opened.
-class UnreadableDump : public std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+// UnreadableDump (the file cannot be opened, or is no dump we recognise): formats/regular_file.h.
 // A valid request that does not fit the file (a dump index past the last dump).
 class BadRequest : public std::runtime_error {
     using std::runtime_error::runtime_error;

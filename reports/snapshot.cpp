@@ -8,8 +8,6 @@
 //   32  .. payload: the snapshot as compact JSON, deflated (zlib)
 // Reading checks, in order: magic, version, lengths, checksum, inflation, JSON shape; each
 // failure is a SnapshotError that names the file and what is wrong.
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -24,8 +22,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <memory>
 
+#include "regular_file.h"
 #include "reports.h"
 
 namespace heapgraph::reports {
@@ -156,29 +154,6 @@ void keep_biggest_classes(std::vector<SnapshotClass>& rows) {
     std::sort(rows.begin(), rows.end(), [](const SnapshotClass& a, const SnapshotClass& b) { return a.name < b.name; });
 }
 
-// The bytes of a regular file of at most `limit` bytes. Opened without blocking: a FIFO with
-// no writer would hang open() for ever.
-std::string read_small_file(const std::string& path, std::uint64_t limit) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) throw SnapshotError(path + ": cannot open: " + std::strerror(errno));
-    std::unique_ptr<int, void (*)(int*)> guard(&fd, [](int* f) { ::close(*f); });
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) throw SnapshotError(path + ": not a regular file");
-    if (static_cast<std::uint64_t>(info.st_size) > limit)
-        throw SnapshotError(path + ": not a usable heapgraph snapshot: " + std::to_string(info.st_size) +
-                            " bytes, more than a snapshot can hold (" + std::to_string(limit) + ")");
-    std::string bytes(static_cast<std::size_t>(info.st_size), '\0');
-    std::size_t got = 0;
-    while (got < bytes.size()) {
-        ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += static_cast<std::size_t>(n);
-    }
-    bytes.resize(got);
-    return bytes;
-}
-
 }  // namespace
 
 Snapshot make_snapshot(const Analysis& a, const std::vector<graph::Holder>& holders, double holder_min_percent) {
@@ -233,19 +208,26 @@ void write_snapshot(const Snapshot& s, std::ostream& out) {
 }
 
 bool is_snapshot_file(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return false;
-    struct stat info {};
+    int fd = -1;
+    try {
+        fd = open_regular_file(path);
+    } catch (const UnreadableDump&) {
+        return false;  // then read as a dump, which names the problem
+    }
     std::array<char, 8> head{};
-    bool snapshot = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-                    ::pread(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()) && head == kMagic;
+    bool snapshot = ::pread(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()) && head == kMagic;
     ::close(fd);
     return snapshot;
 }
 
 Snapshot read_snapshot(const std::string& path) {
     // Deflate shrinks nothing to below 1/1032, so a payload bigger than the inflated cap is no snapshot.
-    std::string bytes = read_small_file(path, kHeaderBytes + kMaxInflatedBytes + 1024);
+    std::string bytes;
+    try {
+        bytes = read_regular_file(path, "", kHeaderBytes + kMaxInflatedBytes + 1024);
+    } catch (const UnreadableDump& e) {
+        throw SnapshotError(std::string(e.what()) + " (not a usable heapgraph snapshot)");
+    }
     auto fail = [&](const std::string& what) { return SnapshotError(path + ": not a usable heapgraph snapshot: " + what); };
     if (bytes.size() < kHeaderBytes || !std::equal(kMagic.begin(), kMagic.end(), bytes.begin()))
         throw fail("header cut short or magic missing");
