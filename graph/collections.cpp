@@ -108,7 +108,33 @@ constexpr NodeId kAmbiguous = kSuperRoot;  // more than one candidate: size unkn
 
 }  // namespace
 
-CollectionSizer::CollectionSizer(const HeapGraph& graph)
+class CollectionSizer::Walker {
+public:
+    explicit Walker(const HeapGraph& graph);
+    std::string_view treated_as(NodeId v) const;
+    CollectionShape shape(NodeId v) const;
+    std::optional<std::uint64_t> size(NodeId v);
+
+    std::optional<std::uint64_t> size_as(NodeId v, std::uint8_t rule);
+    std::optional<std::uint64_t> hashed_size(NodeId holder, bool segments, bool fallback_to_chm);
+    std::optional<std::uint64_t> table_size(NodeId holder, NodeId table);
+    std::optional<std::uint64_t> tree_size(NodeId holder);
+    std::optional<std::uint64_t> array_size(NodeId holder) const;
+    std::uint64_t linked_size(NodeId holder);
+    std::uint64_t count_same_class(std::span<const NodeId> starts);
+    bool sentinel(NodeId holder, NodeId v) const;
+    NodeId inner_collection(NodeId v) const;
+    void mark(NodeId v);
+    bool marked(NodeId v) const { return (seen_[v >> 6] >> (v & 63)) & 1; }
+    void clear_marks();
+
+    const HeapGraph& graph_;
+    std::vector<std::uint8_t> rule_;  // per class index: index into the known classes, 0 none
+    std::vector<std::uint64_t> seen_;  // one bit per node, cleared through touched_
+    std::vector<NodeId> touched_, extra_, starts_;
+};
+
+CollectionSizer::Walker::Walker(const HeapGraph& graph)
     : graph_(graph), rule_(graph.classes.size(), 0), seen_((graph.node_count() + 63) / 64, 0) {
     std::unordered_map<NodeId, std::uint32_t> class_of_object;
     for (std::uint32_t c = 0; c < graph.classes.size(); ++c)
@@ -134,22 +160,22 @@ CollectionSizer::CollectionSizer(const HeapGraph& graph)
     }
 }
 
-std::string_view CollectionSizer::treated_as(NodeId v) const {
+std::string_view CollectionSizer::Walker::treated_as(NodeId v) const {
     return graph_.kind[v] == NodeKind::instance ? kKnown[rule_[graph_.class_index[v]]].name : "";
 }
 
-CollectionShape CollectionSizer::shape(NodeId v) const {
+CollectionShape CollectionSizer::Walker::shape(NodeId v) const {
     return graph_.kind[v] == NodeKind::instance ? kKnown[rule_[graph_.class_index[v]]].shape : CollectionShape::none;
 }
 
-std::optional<std::uint64_t> CollectionSizer::size(NodeId v) {
+std::optional<std::uint64_t> CollectionSizer::Walker::size(NodeId v) {
     if (shape(v) == CollectionShape::none || graph_.out.offsets.empty()) return std::nullopt;
     std::optional<std::uint64_t> n = size_as(v, rule_[graph_.class_index[v]]);
     clear_marks();
     return n;
 }
 
-std::optional<std::uint64_t> CollectionSizer::size_as(NodeId v, std::uint8_t rule) {
+std::optional<std::uint64_t> CollectionSizer::Walker::size_as(NodeId v, std::uint8_t rule) {
     const KnownCollection& known = kKnown[rule];
     NodeId holder = v;
     for (int hop = 0; hop < known.hops; ++hop) {
@@ -169,7 +195,7 @@ std::optional<std::uint64_t> CollectionSizer::size_as(NodeId v, std::uint8_t rul
 
 // MAT's followOnlyNonArrayOutgoingReference: the only instance the object points to. Where
 // a subclass adds fields, the only one that is itself a known collection.
-NodeId CollectionSizer::inner_collection(NodeId v) const {
+NodeId CollectionSizer::Walker::inner_collection(NodeId v) const {
     NodeId only = kNoNode, known = kNoNode;
     int targets = 0, known_targets = 0;
     for (NodeId t : graph_.out.of(v)) {
@@ -185,7 +211,7 @@ NodeId CollectionSizer::inner_collection(NodeId v) const {
     return known_targets == 1 ? known : kAmbiguous;
 }
 
-std::optional<std::uint64_t> CollectionSizer::hashed_size(NodeId holder, bool segments, bool inner_chm) {
+std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder, bool segments, bool inner_chm) {
     NodeId table = kNoNode, named = kNoNode;
     int tables = 0, named_tables = 0;
     for (NodeId t : graph_.out.of(holder)) {
@@ -229,7 +255,7 @@ std::optional<std::uint64_t> CollectionSizer::hashed_size(NodeId holder, bool se
     return table_size(holder, table);
 }
 
-std::optional<std::uint64_t> CollectionSizer::table_size(NodeId holder, NodeId table) {
+std::optional<std::uint64_t> CollectionSizer::Walker::table_size(NodeId holder, NodeId table) {
     starts_.clear();
     for (NodeId e : graph_.out.of(table)) {
         if (graph_.kind[e] != NodeKind::instance) continue;
@@ -254,7 +280,7 @@ std::optional<std::uint64_t> CollectionSizer::table_size(NodeId holder, NodeId t
     return count_same_class(starts_);
 }
 
-std::optional<std::uint64_t> CollectionSizer::tree_size(NodeId holder) {
+std::optional<std::uint64_t> CollectionSizer::Walker::tree_size(NodeId holder) {
     NodeId root = kNoNode;
     for (NodeId t : graph_.out.of(holder)) {
         if (graph_.kind[t] != NodeKind::instance || t == root) continue;
@@ -266,7 +292,7 @@ std::optional<std::uint64_t> CollectionSizer::tree_size(NodeId holder) {
     return count_same_class(std::span<const NodeId>(&root, 1));
 }
 
-std::optional<std::uint64_t> CollectionSizer::array_size(NodeId holder) const {
+std::optional<std::uint64_t> CollectionSizer::Walker::array_size(NodeId holder) const {
     NodeId array = kNoNode;
     for (NodeId t : graph_.out.of(holder)) {
         if (graph_.kind[t] != NodeKind::object_array || t == array) continue;
@@ -280,7 +306,7 @@ std::optional<std::uint64_t> CollectionSizer::array_size(NodeId holder) const {
     return row.size() - (!row.empty() && array_class != kNoNode && row[0] == array_class);
 }
 
-std::uint64_t CollectionSizer::linked_size(NodeId holder) {
+std::uint64_t CollectionSizer::Walker::linked_size(NodeId holder) {
     starts_.clear();
     for (NodeId t : graph_.out.of(holder)) {
         if (graph_.kind[t] != NodeKind::instance || marked(t)) continue;
@@ -297,7 +323,7 @@ std::uint64_t CollectionSizer::linked_size(NodeId holder) {
 }
 
 // Rule 3: the holder's single edge to v's class, and v points only to its own class.
-bool CollectionSizer::sentinel(NodeId holder, NodeId v) const {
+bool CollectionSizer::Walker::sentinel(NodeId holder, NodeId v) const {
     std::uint32_t c = graph_.class_index[v];
     int edges = 0;
     for (NodeId t : graph_.out.of(holder)) edges += graph_.kind[t] == NodeKind::instance && graph_.class_index[t] == c;
@@ -313,7 +339,7 @@ bool CollectionSizer::sentinel(NodeId holder, NodeId v) const {
 
 // MAT's getMapSize: from each start not yet seen, count the nodes reached along targets of
 // the same class as the node they leave. The order of the walk does not change the count.
-std::uint64_t CollectionSizer::count_same_class(std::span<const NodeId> starts) {
+std::uint64_t CollectionSizer::Walker::count_same_class(std::span<const NodeId> starts) {
     std::uint64_t count = 0;
     for (NodeId s : starts) {
         if (marked(s) || graph_.kind[s] != NodeKind::instance ||
@@ -335,15 +361,21 @@ std::uint64_t CollectionSizer::count_same_class(std::span<const NodeId> starts) 
     return count;
 }
 
-void CollectionSizer::mark(NodeId v) {
+void CollectionSizer::Walker::mark(NodeId v) {
     seen_[v >> 6] |= std::uint64_t{1} << (v & 63);
     touched_.push_back(v);
 }
 
-void CollectionSizer::clear_marks() {
+void CollectionSizer::Walker::clear_marks() {
     for (NodeId v : touched_) seen_[v >> 6] = 0;
     touched_.clear();
 }
+
+CollectionSizer::CollectionSizer(const HeapGraph& graph) : walker_(std::make_unique<Walker>(graph)) {}
+CollectionSizer::~CollectionSizer() = default;
+std::string_view CollectionSizer::treated_as(NodeId v) const { return walker_->treated_as(v); }
+CollectionShape CollectionSizer::shape(NodeId v) const { return walker_->shape(v); }
+std::optional<std::uint64_t> CollectionSizer::size(NodeId v) { return walker_->size(v); }
 
 std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v) {
     return CollectionSizer(graph).size(v);

@@ -10,7 +10,9 @@
 //   4. Retained sizes and counts summed up the tree in reverse preorder.
 // All arrays are indexed by DFS number (DfsIndex) except the inputs and outputs (NodeId).
 #include <algorithm>
-#include <thread>
+#include <memory>
+
+#include <oneapi/tbb/task_group.h>
 
 #include "graph.h"
 
@@ -193,13 +195,16 @@ DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const 
 
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
                                            std::span<const std::uint64_t> shallow) {
-    // Returning gigabytes to the OS takes a while; another thread does it while this one
-    // goes on (the dominator step uses one core).
-    return dominators(out, in, roots, shallow, [&](const Csr& csr) {
+    // Returning gigabytes to the OS takes a while; a task does it while this thread goes on
+    // (the dominator step uses one core), and the step waits for it before returning.
+    tbb::task_group freeing;
+    DominatorTree tree = dominators(out, in, roots, shallow, [&](const Csr& csr) {
         Csr& owned = &csr == &out ? out : in;
-        std::thread([dead = std::move(owned)]() mutable { dead = Csr{}; }).detach();
+        freeing.run([dead = std::make_shared<Csr>(std::move(owned))] { *dead = Csr{}; });
         owned = Csr{};
     });
+    freeing.wait();
+    return tree;
 }
 
 }  // namespace heapgraph::graph

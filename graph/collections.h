@@ -1,0 +1,61 @@
+// Collection sizes from the graph's shape alone (graph/collections.cpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heap_graph.h"
+
+namespace heapgraph::graph {
+
+// Collection sizes from the graph's shape alone, the way Eclipse MAT counts them when a dump
+// has no field values (IBM PHD): MAT's getMapSize, getOnlyArrayField and
+// followOnlyNonArrayOutgoingReference, restated in graph/collections.cpp. Our graph has no
+// field names or values for any format, so this rule serves HPROF too.
+enum class CollectionShape : std::uint8_t {
+    none,
+    hashed,  // a table of entries, chains of same-class entries (HashMap, Hashtable, CHM ...)
+    tree,    // a root entry and its same-class links (TreeMap)
+    array,   // the non-null slots of one object array (ArrayList, Vector, ArrayDeque)
+    linked,  // nodes linked to each other, maybe around a sentinel (LinkedList)
+};
+
+// Reusable across calls: sizes for every collection of a heap cost time linear in the
+// entries walked, with no allocation per call. Not thread-safe (one per thread).
+class CollectionSizer {
+public:
+    explicit CollectionSizer(const HeapGraph& graph);
+    ~CollectionSizer();
+
+    // The known class whose rule applies to v's class ("java.util.HashMap" for a
+    // LinkedHashMap or a user subclass of HashMap), or empty for a non-collection.
+    std::string_view treated_as(NodeId v) const;
+    CollectionShape shape(NodeId v) const;
+    // Entries of the collection v; nullopt for a non-collection, and for a collection whose
+    // backing structure cannot be told apart (two candidate arrays, roots or inner maps).
+    std::optional<std::uint64_t> size(NodeId v);
+
+private:
+    class Walker;  // the per-class rules and the marks of one walk (graph/collections.cpp)
+    std::unique_ptr<Walker> walker_;
+};
+
+// One-off convenience; use a CollectionSizer for many objects.
+std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v);
+
+struct CollectionCount {
+    NodeId node;
+    std::string_view counted_as;           // the known class whose rule applied
+    std::optional<std::uint64_t> entries;  // nullopt: the structure could not be told apart
+};
+// Every collection of the heap, by node ascending. Needs the out rows: run it before
+// compute_retained releases them.
+std::vector<CollectionCount> count_collections(const HeapGraph& graph);
+
+}  // namespace heapgraph::graph

@@ -1,0 +1,84 @@
+// Dominators and retained sizes (graph/dominators.cpp, graph/retained.cpp, docs/dominators.md),
+// and the retained-size tables built on them: top dominators, by class, by class loader.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heap_graph.h"
+
+namespace heapgraph::graph {
+
+struct RetainedOptions {
+    bool keep_unreachable = false;  // MAT's -keep_unreachable_objects (docs/dominators.md)
+    // Free the graph's edges (out and in) as soon as the dominator step is done with each:
+    // lowers the peak when nothing after needs them (the CLI's reports do not).
+    bool release_edges = false;
+};
+
+struct Retained;
+
+// The dominator tree over a super root whose children are the given roots. Nodes the
+// search from the roots does not reach (or that `keep` excludes) get idom kUnreached.
+inline constexpr NodeId kSuperRoot = 0xFFFFFFFEu;
+inline constexpr NodeId kUnreached = 0xFFFFFFFFu;
+
+struct DominatorTree {
+    std::vector<NodeId> idom;                   // kSuperRoot for the super root's children
+    std::vector<std::uint64_t> retained_bytes;  // 0 for unreached nodes
+    std::vector<std::uint32_t> retained_objects;
+    std::vector<NodeId> preorder;               // reached nodes in DFS order from the super root
+    std::uint64_t super_root_retained_bytes = 0;
+};
+
+// Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path
+// compression, on dense uint32_t arrays. `roots` must be ascending and distinct; `shallow`
+// is indexed by node. Deterministic for a given graph.
+DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
+                                 std::span<const std::uint64_t> shallow);
+// The same, freeing `out` once numbered and `in` once the semidominators are known.
+DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
+                                           std::span<const std::uint64_t> shallow);
+
+
+struct Retained {
+    DominatorTree tree;
+    Csr children;                           // the dominator tree's child lists
+    std::vector<NodeId> top;                // the super root's children, in preorder
+    std::vector<NodeId> unreachable_roots;  // with keep_unreachable: the extra roots chosen
+    std::vector<std::uint8_t> in_tree;      // 1 when the node is in the dominator tree
+};
+
+// Dominators and retained sizes over the graph's global roots, plus, with keep_unreachable,
+// roots chosen among unreachable objects as MAT does.
+Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options);  // keeps edges
+// With options.release_edges the graph's out and in rows are empty afterwards.
+Retained compute_retained(HeapGraph& graph, const RetainedOptions& options);
+
+// Retained bytes of the set of nodes whose flag is 1: the nodes of the set that no other
+// member dominates, summed (MAT's retained size of a class's or loader's objects).
+std::uint64_t retained_bytes_of_set(const DominatorTree& tree, std::span<const std::uint8_t> member);
+
+
+// The super root's children, by retained bytes desc then node id, at most `limit`.
+std::vector<NodeId> top_dominators(const Retained& retained, std::size_t limit);
+
+// Retained bytes of each class's objects taken as one set (index = class index): the sum
+// over its objects that no other object of the class dominates. Class objects count under
+// java.lang.Class, as in the histogram.
+std::vector<std::uint64_t> retained_bytes_by_class(const HeapGraph& graph, const Retained& retained);
+
+struct LoaderRow {
+    NodeId loader;  // kNoNode: the bootstrap loader
+    std::uint64_t classes = 0;
+    std::uint64_t retained_bytes = 0;  // of the loader, its classes and their instances, as one set
+};
+// One row per class loader that defined a class, by retained bytes desc then loader id.
+std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained& retained);
+
+}  // namespace heapgraph::graph

@@ -1,0 +1,113 @@
+// The heap graph: dense node ids, CSR adjacency (out and in), GC roots, reachability and
+// class histograms. Node ids are dense `uint32_t` in dump-address order; addresses themselves
+// never reach this library (the pipeline keeps them).
+//
+// Data flow: HeapInput (nodes + edge list + roots) -> build_heap_graph() -> HeapGraph ->
+// summarize() / class_histogram().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heapgraph::graph {
+
+using NodeId = std::uint32_t;
+inline constexpr NodeId kNoNode = 0xFFFFFFFFu;
+
+enum class NodeKind : std::uint8_t { instance, object_array, primitive_array, class_object };
+
+struct ClassInfo {
+    std::string name;          // Java form: "java.util.HashMap$Node[]"
+    NodeId node = kNoNode;     // the class object, when the dump has one
+    NodeId loader = kNoNode;   // kNoNode for the bootstrap loader
+};
+
+struct Edge {
+    NodeId from, to;
+};
+
+struct GcRoot {
+    NodeId node;
+    std::uint8_t kind;    // index into HeapInput::root_kind_names
+    bool global = true;   // false: a thread's local, reached through an edge from the thread
+};
+
+// What the pipeline hands over: every node's kind, class and shallow size, the edges, roots.
+struct HeapInput {
+    std::vector<NodeKind> kind;
+    std::vector<std::uint32_t> class_index;  // into classes
+    std::vector<std::uint64_t> shallow_bytes;
+    std::vector<ClassInfo> classes;
+    std::vector<Edge> edges;  // either an edge list ...
+    struct Csr* out = nullptr;  // ... or outgoing rows already built (moved from)
+    std::vector<GcRoot> roots;
+    std::vector<std::string> root_kind_names;
+};
+
+// Compressed sparse rows: the neighbours of v are targets[offsets[v] .. offsets[v+1]).
+struct Csr {
+    std::vector<std::uint64_t> offsets;
+    std::vector<NodeId> targets;
+    std::span<const NodeId> of(NodeId v) const {
+        return {targets.data() + offsets[v], targets.data() + offsets[v + 1]};
+    }
+};
+
+struct HeapGraph {
+    std::vector<NodeKind> kind;
+    std::vector<std::uint32_t> class_index;
+    std::vector<std::uint64_t> shallow_bytes;
+    std::vector<ClassInfo> classes;
+    Csr out, in;
+    std::vector<GcRoot> roots;  // one entry per root record, as the dump lists them
+    std::vector<std::string> root_kind_names;
+    std::vector<NodeId> root_nodes;      // distinct nodes of global roots, ascending
+    std::vector<std::uint8_t> reachable;  // 1 when some path from a root reaches the node
+    std::uint64_t edges = 0;              // kept when the rows are released after dominators
+
+    std::uint32_t node_count() const { return static_cast<std::uint32_t>(kind.size()); }
+};
+
+// Builds both CSRs (count degrees, prefix sum, scatter, as gapbs does) and marks reachability.
+// Given outgoing rows, it only transposes them (in parallel; each incoming row sorted).
+HeapGraph build_heap_graph(HeapInput input);
+Csr transpose(const Csr& out);
+
+// Nodes reachable from `starts` along out-edges, as a 0/1 mark per node.
+std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts);
+
+// Counts of objects leave class objects out; byte totals include them (a class object's
+// bytes are its statics), so the histogram's bytes add up to reachable_bytes.
+struct Summary {
+    std::uint64_t objects = 0, instances = 0, object_arrays = 0, primitive_arrays = 0;
+    std::uint64_t classes = 0, reachable_classes = 0, class_bytes = 0;
+    std::uint64_t gc_roots = 0, shallow_bytes = 0;
+    std::uint64_t reachable_objects = 0, reachable_bytes = 0;
+    std::uint64_t unreachable_objects = 0, unreachable_bytes = 0;
+    std::uint64_t edges = 0;
+    std::vector<std::uint64_t> gc_roots_by_kind;  // parallel to root_kind_names
+};
+
+Summary summarize(const HeapGraph& graph);
+
+struct HistogramRow {
+    std::uint32_t class_index;
+    std::uint64_t count = 0, shallow_bytes = 0;
+};
+
+// Per-class counts over the nodes that are (`reachable` true) or are not reachable; class
+// objects count under the class of classes (java.lang.Class), as in MAT. Sorted by shallow bytes desc, then class name, then class index.
+std::vector<HistogramRow> class_histogram(const HeapGraph& graph, bool reachable);
+// The same over the nodes whose `mask` entry equals `value`.
+std::vector<HistogramRow> class_histogram(const HeapGraph& graph, std::span<const std::uint8_t> mask,
+                                          bool value);
+
+// "java.util.HashMap", or "class java.util.HashMap" for a class object.
+std::string node_class_name(const HeapGraph& graph, NodeId v);
+
+}  // namespace heapgraph::graph
