@@ -13,7 +13,7 @@
 // Addresses change from dump to dump; signatures stay while the program's structure does.
 #include <algorithm>
 
-#include "graph.h"
+#include "holders.h"
 #include "slot_name.h"
 
 namespace heapgraph::graph {
@@ -85,6 +85,30 @@ private:
     std::vector<std::pair<NodeId, std::uint8_t>> root_kind_;
 };
 
+// The `max_holders` largest (retained desc, then depth, then node id: a parent sorts before
+// its children, so the kept set is closed upwards), parents renumbered to the new order.
+std::vector<Holder> biggest_holders(std::vector<Holder> found, std::size_t max_holders) {
+    std::vector<std::uint32_t> order(found.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const Holder &x = found[a], &y = found[b];
+        if (x.retained_bytes != y.retained_bytes) return x.retained_bytes > y.retained_bytes;
+        if (x.depth != y.depth) return x.depth < y.depth;
+        return x.node < y.node;
+    });
+    if (order.size() > max_holders) order.resize(max_holders);
+    std::vector<std::uint32_t> renumbered(found.size(), kNoHolder);
+    for (std::uint32_t i = 0; i < order.size(); ++i) renumbered[order[i]] = i;
+    std::vector<Holder> out;
+    out.reserve(order.size());
+    for (std::uint32_t i : order) {
+        Holder h = std::move(found[i]);
+        h.parent = h.parent == kNoHolder ? kNoHolder : renumbered[h.parent];
+        out.push_back(std::move(h));
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string holder_signature(std::span<const HolderStep> path, const std::string& anchor_kind) {
@@ -97,8 +121,7 @@ std::string holder_signature(std::span<const HolderStep> path, const std::string
     return out;
 }
 
-std::vector<Holder> find_holders(const HeapGraph& graph, const Retained& retained, const PathTree& paths,
-                                 const FieldNames& names, const HolderOptions& options) {
+std::vector<Holder> select_holders(const Retained& retained, const HolderOptions& options) {
     const auto& bytes = retained.tree.retained_bytes;
     const std::uint64_t min_bytes = std::max<std::uint64_t>(
         1, static_cast<std::uint64_t>(options.min_percent * static_cast<double>(retained.tree.super_root_retained_bytes) / 100));
@@ -122,27 +145,29 @@ std::vector<Holder> find_holders(const HeapGraph& graph, const Retained& retaine
         for (NodeId c : retained.children.of(visit.node))
             if (bytes[c] >= min_bytes) stack.push_back({c, static_cast<std::uint32_t>(found.size() - 1), visit.depth + 1});
     }
-    std::vector<std::uint32_t> order(found.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const Holder &x = found[a], &y = found[b];
-        if (x.retained_bytes != y.retained_bytes) return x.retained_bytes > y.retained_bytes;
-        if (x.depth != y.depth) return x.depth < y.depth;
-        return x.node < y.node;
-    });
-    if (order.size() > options.max_holders) order.resize(options.max_holders);
-    std::vector<std::uint32_t> renumbered(found.size(), kNoHolder);
-    for (std::uint32_t i = 0; i < order.size(); ++i) renumbered[order[i]] = i;
-    HolderNamer namer(graph, paths, names);
-    std::vector<Holder> out;
-    out.reserve(order.size());
-    for (std::uint32_t i : order) {
-        Holder h = std::move(found[i]);
-        h.parent = h.parent == kNoHolder ? kNoHolder : renumbered[h.parent];
-        namer.name(h);
-        out.push_back(std::move(h));
+    return biggest_holders(std::move(found), options.max_holders);
+}
+
+std::vector<NodeId> holder_path_tails(const PathTree& paths, std::span<const Holder> holders) {
+    std::vector<NodeId> tails;
+    for (const Holder& h : holders) {
+        std::vector<NodeId> path = path_from_root(paths, h.node);
+        std::size_t keep = std::min(path.size(), kHolderTailSteps + 1);
+        tails.insert(tails.end(), path.end() - static_cast<std::ptrdiff_t>(keep), path.end());
     }
-    return out;
+    return tails;
+}
+
+void name_holders(const HeapGraph& graph, const PathTree& paths, const FieldNames& names, std::vector<Holder>& holders) {
+    HolderNamer namer(graph, paths, names);
+    for (Holder& h : holders) namer.name(h);
+}
+
+std::vector<Holder> find_holders(const HeapGraph& graph, const Retained& retained, const PathTree& paths,
+                                 const FieldNames& names, const HolderOptions& options) {
+    std::vector<Holder> holders = select_holders(retained, options);
+    name_holders(graph, paths, names, holders);
+    return holders;
 }
 
 }  // namespace heapgraph::graph

@@ -39,7 +39,15 @@ struct HolderOptions {
 };
 // "A [kind] -field-> B -[]-> C": the path's classes joined by their edges, the anchor's root kind in brackets.
 std::string holder_signature(std::span<const HolderStep> path, const std::string& anchor_kind);
-// Biggest first (retained desc, then depth, then node id); a holder's parent comes before it.
+// The holders of the dominator tree, without their paths and signatures: biggest first
+// (retained desc, then depth, then node id); a holder's parent comes before it.
+std::vector<Holder> select_holders(const Retained& retained, const HolderOptions& options);
+// The nodes whose edges (from their path parents) name_holders reads: the end of each
+// holder's path, as far as its signature shows it. The pipeline reads their names back first.
+std::vector<NodeId> holder_path_tails(const PathTree& paths, std::span<const Holder> holders);
+// Fills each holder's path, anchor kind and signature.
+void name_holders(const HeapGraph& graph, const PathTree& paths, const FieldNames& names, std::vector<Holder>& holders);
+// select_holders, then name_holders.
 std::vector<Holder> find_holders(const HeapGraph& graph, const Retained& retained, const PathTree& paths,
                                  const FieldNames& names, const HolderOptions& options);
 

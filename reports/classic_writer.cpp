@@ -239,3 +239,13 @@ private:
 ClassicWritten write_classic(const ClassicOutput& in, std::ostream& out) { return ClassicWriter(in, out).write(); }
 
 }  // namespace heapgraph::reports
+
+namespace heapgraph::reports {
+
+std::string rewritten_names_line(const ClassicWritten& written) {
+    std::string line = std::to_string(written.names_rewritten) + " class names rewritten for classic text:";
+    for (const std::string& name : written.examples) line += " " + name;
+    return line + (written.names_rewritten > written.examples.size() ? " ..." : "");
+}
+
+}  // namespace heapgraph::reports

@@ -1,7 +1,7 @@
 // The HTML report (docs/html-report.md): one self-contained page, with inline CSS, JS and
 // SVG and a Content-Security-Policy that lets no request leave it, so it works from file://.
 // It embeds two data sets and draws everything with the inline script:
-//   1. the JSON report (json_report), with long arrays and strings cut to fit the budget;
+//   1. the JSON report (json_document), with long arrays and strings cut to fit the budget;
 //   2. an extract of the dominator tree, chosen best-first by retained size under a node
 //      budget, for the treemap and the tree explorer.
 // Whatever was cut is listed in the data, and the page says so.
@@ -86,8 +86,7 @@ std::string compact(const Json& json) {
 }
 
 // The report with arrays cut to fewer rows until it fits kMaxReportBytes.
-Json bounded_report(const std::string& json_text, Cuts& cuts) {
-    Json original = Json::parse(json_text);
+Json bounded_report(const Json& original, Cuts& cuts) {
     for (std::size_t rows = kMaxRows;; rows /= 2) {
         Cuts attempt;
         Json report = original;
@@ -119,7 +118,7 @@ std::vector<graph::NodeId> largest_children(const graph::Retained& r, std::span<
 //   2. numbering in breadth-first order, so each node's taken children are contiguous;
 //   3. rows [id, class, kind, shallow, retained, retained_objects, children, first, taken],
 //      with class names in a shared table.
-Json tree_extract(const Analysis& a, std::size_t budget) {
+Json tree_extract(const analysis::Findings& a, std::size_t budget) {
     const graph::Retained& r = a.retained;
     struct Taken {
         graph::NodeId node;
@@ -195,10 +194,10 @@ std::size_t tree_size(const graph::Retained& r) {
 
 }  // namespace
 
-std::string html_report(const Analysis& a, const std::string& json) {
+std::string html_report(const analysis::Findings& a) {
     Cuts cuts;
     Json data;
-    data["report"] = bounded_report(json, cuts);
+    data["report"] = bounded_report(json_document(a), cuts);
     std::string report_text = compact(data);
     std::size_t fixed = page_head().size() + page_tail().size() + report_text.size() * 11 / 10 + 200'000;
     std::size_t budget = std::min(kMaxTreeNodes, (kMaxPageBytes - std::min(kMaxPageBytes, fixed)) / kTreeNodeBytes);

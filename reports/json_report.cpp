@@ -18,6 +18,7 @@ namespace heapgraph::reports {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using analysis::Findings;
 
 std::string hex_id(std::uint64_t address) {
     char text[24];
@@ -43,7 +44,7 @@ void cut_rows(std::vector<Row>& rows, const char* section, const char* what, Cut
     rows.resize(kMaxRows);
 }
 
-Json dump_section(const DumpFacts& d) {
+Json dump_section(const DumpInfo& d) {
     Json out;
     out["path"] = d.path;
     out["format"] = d.format;
@@ -61,9 +62,9 @@ Json dump_section(const DumpFacts& d) {
     return out;
 }
 
-Json summary_section(const Analysis& a) {
+Json summary_section(const Findings& a) {
     const graph::HeapGraph& g = a.graph;
-    graph::Summary s = graph::summarize(g);
+    const graph::Summary& s = a.summary;
     Json out;
     out["objects"] = s.objects;
     out["instances"] = s.instances;
@@ -89,18 +90,17 @@ Json summary_section(const Analysis& a) {
     return out;
 }
 
-Json class_id(const Analysis& a, std::uint32_t class_index) {
+Json class_id(const Findings& a, std::uint32_t class_index) {
     graph::NodeId node = a.graph.classes[class_index].node;
     return node == graph::kNoNode ? Json(nullptr) : Json(hex_id(a.addresses[node]));
 }
 
 // `histogram` covers the objects in the dominator tree (the reachable ones, plus the kept
 // unreachable ones under --keep-unreachable); `unreachable_histogram` the rest.
-Json histogram_section(const Analysis& a, bool in_tree, const std::vector<std::uint64_t>& retained_by_class,
-                       Cut& cut) {
-    std::vector<graph::HistogramRow> rows = graph::class_histogram(a.graph, a.retained.in_tree, in_tree);
+Json histogram_section(const Findings& a, bool in_tree, Cut& cut) {
+    std::vector<graph::HistogramRow> rows = in_tree ? a.histogram : a.unreachable_histogram;
     cut_rows(rows, in_tree ? "histogram" : "unreachable_histogram", "classes (the smallest by shallow bytes)", cut);
-    const std::vector<std::uint64_t>& retained = retained_by_class;
+    const std::vector<std::uint64_t>& retained = a.retained_by_class;
     Json out = Json::array();
     for (const graph::HistogramRow& row : rows) {
         Json item;
@@ -114,9 +114,9 @@ Json histogram_section(const Analysis& a, bool in_tree, const std::vector<std::u
     return out;
 }
 
-Json dominators_section(const Analysis& a) {
+Json dominators_section(const Findings& a) {
     const graph::DominatorTree& tree = a.retained.tree;
-    std::vector<graph::NodeId> top = graph::top_dominators(a.retained, a.top);
+    const std::vector<graph::NodeId>& top = a.dominators;
     const graph::Csr& children = a.retained.children;
     Json out = Json::array();
     for (graph::NodeId v : top) {
@@ -132,7 +132,7 @@ Json dominators_section(const Analysis& a) {
     return out;
 }
 
-Json class_loaders_section(const Analysis& a, std::vector<graph::LoaderRow> loaders, Cut& cut) {
+Json class_loaders_section(const Findings& a, std::vector<graph::LoaderRow> loaders, Cut& cut) {
     cut_rows(loaders, "class_loaders", "loaders (the smallest by retained bytes)", cut);
     Json out = Json::array();
     for (const graph::LoaderRow& row : loaders) {
@@ -148,11 +148,11 @@ Json class_loaders_section(const Analysis& a, std::vector<graph::LoaderRow> load
 
 // Sizes of the known collections in the dominator tree (graph/collections.cpp): a row per
 // collection class, and the `top` largest by retained bytes. `computed: false` and empty
-// lists when the caller did not count them.
-Json collections_section(const Analysis& a, Cut& cut) {
+// lists when the analysis did not count them.
+Json collections_section(const Findings& a, Cut& cut) {
     const graph::HeapGraph& g = a.graph;
     Json out;
-    out["computed"] = a.collections != nullptr;
+    out["computed"] = a.collections_counted;
     struct ClassRow {
         std::uint64_t instances = 0, entries = 0, empty = 0, unknown = 0;
         std::string_view counted_as;
@@ -163,7 +163,7 @@ Json collections_section(const Analysis& a, Cut& cut) {
         std::uint64_t entries, retained_bytes;
     };
     std::vector<Sized> sized;
-    for (const graph::CollectionCount& c : a.collections ? *a.collections : std::vector<graph::CollectionCount>{}) {
+    for (const graph::CollectionCount& c : a.collections) {
         if (!a.retained.in_tree[c.node]) continue;
         ClassRow& row = by_class[g.class_index[c.node]];
         ++row.instances;
@@ -242,14 +242,14 @@ std::string bytes_and_percent(std::uint64_t bytes, std::uint64_t total) {
 
 class SuspectWriter {
 public:
-    explicit SuspectWriter(const Analysis& a) : a_(a), g_(a.graph), total_(a.retained.tree.super_root_retained_bytes) {
+    explicit SuspectWriter(const Findings& a) : a_(a), g_(a.graph), total_(a.retained.tree.super_root_retained_bytes) {
         for (std::uint32_t c = 0; c < g_.classes.size(); ++c) {
             if (g_.classes[c].node != graph::kNoNode) described_.emplace(g_.classes[c].node, c);
             if (g_.classes[c].loader != graph::kNoNode) loaders_.insert(g_.classes[c].loader);
         }
     }
 
-    Json write(const graph::Suspect& s) const {
+    Json write(const graph::Suspect& s, const std::vector<std::string>& fields) const {
         Json out;
         out["kind"] = s.group ? "group" : "single";
         out["id"] = s.group ? Json(nullptr) : Json(hex_id(a_.addresses[s.node]));
@@ -269,7 +269,7 @@ public:
                                              {"retained_bytes", a_.retained.tree.retained_bytes[ap]},
                                              {"percent", percent_of(a_.retained.tree.retained_bytes[ap], total_)}};
         }
-        out["path"] = path(s.path);
+        out["path"] = path(s.path, fields);
         if (s.path_omitted) out["path_omitted"] = Json{{"after_step", graph::kPathHeadSteps}, {"steps", s.path_omitted}};
         out["path_strong"] = !s.path_weak;
         Json top = Json::array();
@@ -297,14 +297,12 @@ private:
         return graph::node_class_name(g_, v) + " @ " + hex_id(a_.addresses[v]);
     }
 
-    Json path(const std::vector<graph::NodeId>& nodes) const {
+    Json path(const std::vector<graph::NodeId>& nodes, const std::vector<std::string>& fields) const {
         Json out = Json::array();
-        for (graph::NodeId v : nodes) {
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            graph::NodeId v = nodes[i];
             Json step{{"id", hex_id(a_.addresses[v])}, {"class", graph::node_class_name(g_, v)}, {"field", nullptr}};
-            if (a_.paths && a_.field_names && a_.paths->parent[v] != graph::kNoNode) {
-                std::string name = graph::edge_name(g_, *a_.field_names, *a_.paths, v);
-                if (!name.empty()) step["field"] = name;
-            }
+            if (!fields[i].empty()) step["field"] = fields[i];
             out.push_back(std::move(step));
         }
         return out;
@@ -367,34 +365,20 @@ private:
         return text;
     }
 
-    const Analysis& a_;
+    const Findings& a_;
     const graph::HeapGraph& g_;
     std::uint64_t total_;
     std::unordered_map<graph::NodeId, std::uint32_t> described_;
     std::unordered_set<graph::NodeId> loaders_;
 };
 
-Json suspects_section(const Analysis& a, Cut& cut) {
-    std::vector<graph::Suspect> local;
-    graph::PathTree local_paths;
-    const std::vector<graph::Suspect>* suspects = a.suspects;
-    Analysis with_paths = a;
-    if (!suspects) {
-        // Callers that keep the edges (tests) get suspects found here.
-        if (a.graph.out.offsets.size() != a.graph.node_count() + std::size_t{1}) return nullptr;
-        static const graph::FieldNames no_names;
-        const graph::FieldNames& names = a.field_names ? *a.field_names : no_names;
-        local_paths = graph::shortest_path_tree(a.graph, {});
-        local = graph::find_suspects(a.graph, a.retained, local_paths, {.threshold_percent = a.suspect_threshold});
-        suspects = &local;
-        with_paths.paths = &local_paths;
-        with_paths.field_names = &names;
-    }
-    SuspectWriter writer(with_paths);
+Json suspects_section(const Findings& a, Cut& cut) {
+    SuspectWriter writer(a);
     Json out = Json::array();
     std::uint64_t steps = 0, paths = 0;
-    for (const graph::Suspect& s : *suspects) {
-        out.push_back(writer.write(s));
+    for (std::size_t i = 0; i < a.suspects.size(); ++i) {
+        const graph::Suspect& s = a.suspects[i];
+        out.push_back(writer.write(s, a.suspect_fields[i]));
         steps += s.path_omitted, paths += s.path_omitted != 0;
     }
     std::vector<std::string> notes;
@@ -410,8 +394,9 @@ Json suspects_section(const Analysis& a, Cut& cut) {
 
 // Top consumers: retained size by class, by class loader, and by package of the top-level
 // dominators (TopConsumers2Query), `top` rows each.
-Json consumers_section(const Analysis& a, const std::vector<std::uint64_t>& by_class,
-                       const std::vector<graph::LoaderRow>& loaders) {
+Json consumers_section(const Findings& a) {
+    const std::vector<std::uint64_t>& by_class = a.retained_by_class;
+    const std::vector<graph::LoaderRow>& loaders = a.class_loaders;
     const graph::HeapGraph& g = a.graph;
     const std::uint64_t total = a.retained.tree.super_root_retained_bytes;
     std::vector<std::uint32_t> classes;
@@ -438,7 +423,7 @@ Json consumers_section(const Analysis& a, const std::vector<std::uint64_t>& by_c
                                    {"percent", percent_of(row.retained_bytes, total)}});
     }
     Json package_rows = Json::array();
-    std::vector<graph::PackageRow> packages = graph::retained_by_package(g, a.retained);
+    const std::vector<graph::PackageRow>& packages = a.packages;
     for (std::size_t i = 0; i < packages.size() && i < a.top; ++i)
         package_rows.push_back(Json{{"package", packages[i].package},
                                     {"dominators", packages[i].dominators},
@@ -449,18 +434,18 @@ Json consumers_section(const Analysis& a, const std::vector<std::uint64_t>& by_c
 }
 
 // The loader's warnings, and what the sections cut, merged into one `truncated_output`.
-Json warnings_section(std::vector<ReportWarning> warnings, const std::vector<Cut>& cuts) {
-    ReportWarning cut{"truncated_output", 0, ""};
+Json warnings_section(std::vector<Warning> warnings, const std::vector<Cut>& cuts) {
+    Warning cut{"truncated_output", 0, ""};
     for (const Cut& c : cuts)
         if (c.count) cut.count += c.count, cut.message += (cut.message.empty() ? "" : "; ") + c.note;
     if (cut.count) {
         cut.message = "the report is cut to stay bounded: " + cut.message;
-        auto same = std::find_if(warnings.begin(), warnings.end(), [](const ReportWarning& w) { return w.code == "truncated_output"; });
+        auto same = std::find_if(warnings.begin(), warnings.end(), [](const Warning& w) { return w.code == "truncated_output"; });
         if (same == warnings.end()) warnings.push_back(cut);
         else same->count += cut.count, same->message += "; " + cut.message;
     }
     Json out = Json::array();
-    for (const ReportWarning& w : warnings)
+    for (const Warning& w : warnings)
         out.push_back(Json{{"code", w.code}, {"count", w.count}, {"message", w.message}});
     return out;
 }
@@ -473,23 +458,18 @@ std::string text_of(const Json& json) {
 
 }  // namespace
 
-// The sections walk the whole graph or dominator tree independently: they run side by side,
-// after the two per-class and per-loader sums that several of them use.
-std::string json_report(const Analysis& a) {
-    std::vector<std::uint64_t> by_class;
-    std::vector<graph::LoaderRow> loader_rows;
-    tbb::parallel_invoke([&] { by_class = graph::retained_bytes_by_class(a.graph, a.retained); },
-                         [&] { loader_rows = graph::class_loader_table(a.graph, a.retained); });
+// The sections are written side by side: each reads its own part of the findings.
+Json json_document(const Findings& a) {
     Json summary, histogram, unreachable, dominators, loaders, collections, suspects, consumers;
     std::vector<Cut> cuts(5);  // each section cuts its own: they run side by side
     tbb::parallel_invoke([&] { summary = summary_section(a); },
-                         [&] { histogram = histogram_section(a, true, by_class, cuts[0]); },
-                         [&] { unreachable = histogram_section(a, false, {}, cuts[1]); },
+                         [&] { histogram = histogram_section(a, true, cuts[0]); },
+                         [&] { unreachable = histogram_section(a, false, cuts[1]); },
                          [&] { dominators = dominators_section(a); },
-                         [&] { loaders = class_loaders_section(a, loader_rows, cuts[2]); },
+                         [&] { loaders = class_loaders_section(a, a.class_loaders, cuts[2]); },
                          [&] { collections = collections_section(a, cuts[3]); },
                          [&] { suspects = suspects_section(a, cuts[4]); },
-                         [&] { consumers = consumers_section(a, by_class, loader_rows); });
+                         [&] { consumers = consumers_section(a); });
     Json report;
     report["schema"] = kSchema;
     report["tool"] = Json{{"name", "heapgraph"}, {"version", a.tool_version}};
@@ -504,14 +484,16 @@ std::string json_report(const Analysis& a) {
     report["suspects"] = std::move(suspects);
     report["consumers"] = std::move(consumers);
     report["warnings"] = warnings_section(a.warnings, cuts);
-    return text_of(report) + "\n";
+    return report;
 }
+
+std::string json_report(const Findings& a) { return text_of(json_document(a)) + "\n"; }
 
 // The report ends with "\n}\n": `timings` goes in as its last key, after the rest was
 // built, so measuring the report stage does not mean building the report twice.
-std::string add_timings(std::string json, const std::vector<StageTime>& timings) {
+std::string add_timings(std::string json, const std::vector<StageTiming>& timings) {
     Json list = Json::array();
-    for (const StageTime& t : timings)
+    for (const StageTiming& t : timings)
         list.push_back(Json{{"stage", t.stage}, {"seconds", t.seconds}, {"peak_rss_bytes", t.peak_rss_bytes}});
     std::string entry = text_of(Json{{"timings", std::move(list)}});  // "{\n  \"timings\": [...]\n}"
     std::size_t close = json.rfind('}');

@@ -56,10 +56,10 @@ void ProgressPrinter::finish() {
     stage_.clear();
 }
 
-void print_timings(const std::vector<StageTime>& timings, std::ostream& out) {
+void print_timings(const std::vector<StageTiming>& timings, std::ostream& out) {
     double total = 0;
     out << "stage        seconds   peak RSS\n";
-    for (const StageTime& t : timings) {
+    for (const StageTiming& t : timings) {
         total += t.seconds;
         out << std::left << std::setw(12) << t.stage << std::right << std::setw(8) << std::fixed
             << std::setprecision(2) << t.seconds << "   " << human(static_cast<double>(t.peak_rss_bytes), "B") << "\n";

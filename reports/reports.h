@@ -1,6 +1,6 @@
-// Public interface of the reports: the JSON report (schema in docs/report-schema.md), the
-// per-object TSV, and atomic file writing. Reports know the findings, not how they were
-// computed; the CLI fills an Analysis from what the pipeline loaded.
+// Public interface of the reports: the JSON report (schema in docs/report-schema.md), the HTML
+// page, the per-object TSV, snapshots and diffs, classic text, and atomic file writing.
+// Reports write the analysis stage's Findings (analysis/analysis.h); they compute nothing.
 #pragma once
 
 #include <cstdint>
@@ -14,55 +14,17 @@
 #include <string_view>
 #include <vector>
 
-#include "graph.h"
+#include <nlohmann/json_fwd.hpp>
+
+#include "analysis.h"
 
 namespace heapgraph::reports {
 
 inline constexpr const char* kSchema = "heapgraph-report/1";
 
-struct DumpFacts {
-    std::string path, format, format_version;
-    std::uint32_t id_size = 0;
-    std::uint64_t bytes = 0, inflated_bytes = 0, gzip_members = 0;
-    std::uint32_t dumps_in_file = 0, dump_index = 0;
-    bool compressed_oops = false;
-    std::string size_model;
-    std::map<std::string, std::uint64_t> records, sub_records;
-};
-
-struct ReportWarning {
-    std::string code;
-    std::uint64_t count = 0;
-    std::string message;
-};
-
-struct StageTime {
-    std::string stage;
-    double seconds = 0;
-    std::uint64_t peak_rss_bytes = 0;
-};
-
-struct Analysis {
-    DumpFacts dump;
-    const graph::HeapGraph& graph;
-    const graph::Retained& retained;
-    std::span<const std::uint64_t> addresses;  // by node id
-    std::vector<ReportWarning> warnings;
-    std::string tool_version;
-    std::size_t top = 100;  // rows of `dominators`
-    bool keep_unreachable = false;
-    // From graph::count_collections before the out rows were released; nullptr: not counted.
-    const std::vector<graph::CollectionCount>* collections = nullptr;
-    // Leak suspects (docs/suspects.md). With `suspects` null, the JSON report finds them
-    // itself when the graph still has its edges, else writes `suspects: null`.
-    const std::vector<graph::Suspect>* suspects = nullptr;
-    const graph::PathTree* paths = nullptr;             // names the suspects' paths
-    const graph::FieldNames* field_names = nullptr;     // HPROF field names, or none
-    double suspect_threshold = 10;                      // percent of the reachable heap
-    std::uint64_t suspects_left_out = 0;                // past SuspectOptions::max_suspects
-};
-
-std::string json_report(const Analysis& analysis);
+// The JSON report of the findings (docs/report-schema.md), as a document and as its text.
+nlohmann::ordered_json json_document(const analysis::Findings& findings);
+std::string json_report(const analysis::Findings& findings);
 
 // A heap rewritten as an IBM classic text heapdump (reports/classic_writer.cpp): OpenJ9's
 // layout, or the IBM SDK's with `sdk`. Needs the graph's out rows.
@@ -80,12 +42,14 @@ struct ClassicWritten {
     std::vector<std::string> examples;  // the first few, as written (at most 80 bytes each)
 };
 ClassicWritten write_classic(const ClassicOutput& in, std::ostream& out);
+// "3 class names rewritten for classic text: A\x01 B ...", for stderr.
+std::string rewritten_names_line(const ClassicWritten& written);
 // Adds `timings` as the report's last key (--timings; the one part that varies by run).
-std::string add_timings(std::string json, const std::vector<StageTime>& timings);
-void write_objects_tsv(const Analysis& analysis, std::ostream& out);
-// The self-contained HTML report (docs/html-report.md): embeds `json`, the text of
-// json_report, and an extract of the dominator tree; at most 10 MB for any dump.
-std::string html_report(const Analysis& analysis, const std::string& json);
+std::string add_timings(std::string json, const std::vector<StageTiming>& timings);
+void write_objects_tsv(const analysis::Findings& findings, std::ostream& out);
+// The self-contained HTML report (docs/html-report.md): embeds the JSON report (json_document)
+// and an extract of the dominator tree; at most 10 MB for any dump.
+std::string html_report(const analysis::Findings& findings);
 
 // Per-stage progress bars on a terminal: "decode  [=====>    ] 1.2/2.0 GB  310 MB/s  ETA 3s".
 // Redraws at most ten times a second; thread-safe; finish() ends the line of a stage.
@@ -103,7 +67,7 @@ private:
 };
 
 // A table of stage times and peak memory, for --timings on stderr.
-void print_timings(const std::vector<StageTime>& timings, std::ostream& out);
+void print_timings(const std::vector<StageTiming>& timings, std::ostream& out);
 
 // ---- snapshots and diffs (reports/snapshot.cpp, reports/diff.cpp, docs/diff.md) ----------
 
@@ -132,7 +96,8 @@ struct Snapshot {
     std::vector<SnapshotClass> histogram;  // by name (classes of one name merged); in-tree objects
     std::vector<SnapshotHolder> holders;   // as graph::find_holders
 };
-Snapshot make_snapshot(const Analysis& analysis, const std::vector<graph::Holder>& holders, double holder_min_percent);
+// The findings' histogram, holders and totals (analyse with Options::holders).
+Snapshot make_snapshot(const analysis::Findings& findings);
 void write_snapshot(const Snapshot& snapshot, std::ostream& out);
 // The file write_snapshot writes for a JSON payload: header, checksum, deflated payload.
 std::string snapshot_file_bytes(std::string_view payload);

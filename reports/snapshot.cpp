@@ -156,7 +156,7 @@ void keep_biggest_classes(std::vector<SnapshotClass>& rows) {
 
 }  // namespace
 
-Snapshot make_snapshot(const Analysis& a, const std::vector<graph::Holder>& holders, double holder_min_percent) {
+Snapshot make_snapshot(const analysis::Findings& a) {
     Snapshot s;
     s.source = a.dump.path;
     s.dump_path = a.dump.path;
@@ -164,25 +164,23 @@ Snapshot make_snapshot(const Analysis& a, const std::vector<graph::Holder>& hold
     s.tool_version = a.tool_version;
     s.dump_bytes = a.dump.bytes;
     s.inflated_bytes = a.dump.inflated_bytes;
-    graph::Summary summary = graph::summarize(a.graph);
-    s.objects = summary.objects;
-    s.reachable_objects = summary.reachable_objects;
-    s.classes = summary.classes;
+    s.objects = a.summary.objects;
+    s.reachable_objects = a.summary.reachable_objects;
+    s.classes = a.summary.classes;
     s.retained_bytes_total = a.retained.tree.super_root_retained_bytes;
-    s.holder_min_percent = holder_min_percent;
-    std::vector<std::uint64_t> retained = graph::retained_bytes_by_class(a.graph, a.retained);
+    s.holder_min_percent = a.holder_min_percent;
     std::map<std::string, SnapshotClass> by_name;  // a name defined by two loaders is one row
-    for (const graph::HistogramRow& row : graph::class_histogram(a.graph, a.retained.in_tree, true)) {
+    for (const graph::HistogramRow& row : a.histogram) {
         if (!row.count) continue;
         SnapshotClass& c = by_name[a.graph.classes[row.class_index].name];
-        c.count += row.count, c.shallow_bytes += row.shallow_bytes, c.retained_bytes += retained[row.class_index];
+        c.count += row.count, c.shallow_bytes += row.shallow_bytes, c.retained_bytes += a.retained_by_class[row.class_index];
     }
     for (auto& [name, c] : by_name) {
         c.name = name;
         s.histogram.push_back(std::move(c));
     }
     keep_biggest_classes(s.histogram);
-    for (const graph::Holder& h : holders)
+    for (const graph::Holder& h : a.holders)
         s.holders.push_back({h.signature, graph::node_class_name(a.graph, h.node), h.path, h.anchor_kind, h.parent,
                              h.depth, h.retained_bytes, h.retained_objects});
     return s;

@@ -62,7 +62,7 @@ std::string tsv_field(std::string_view text) {
 
 }  // namespace
 
-void write_objects_tsv(const Analysis& a, std::ostream& out) {
+void write_objects_tsv(const analysis::Findings& a, std::ostream& out) {
     std::vector<std::uint32_t> described(a.graph.node_count(), 0);
     for (std::uint32_t c = 0; c < a.graph.classes.size(); ++c)
         if (a.graph.classes[c].node != graph::kNoNode) described[a.graph.classes[c].node] = c;

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <new>
 
+#include "analysis.h"
 #include "reports.h"
 #include "test_support.h"
 
@@ -255,9 +256,8 @@ TEST_CASE("bounded: the objects TSV is valid UTF-8 with no control characters wh
     in.roots = {{0, 0, true}};
     in.root_kind_names = {"jni_global"};
     graph::HeapGraph g = graph::build_heap_graph(std::move(in));
-    graph::Retained r = graph::compute_retained(g, graph::RetainedOptions{});
     std::vector<std::uint64_t> addresses{0x1000};
-    reports::Analysis a{{}, g, r, addresses, {}, "t"};
+    analysis::Findings a = analysis::analyse({.graph = g, .addresses = addresses}, {});
     std::ostringstream out;
     reports::write_objects_tsv(a, out);
     std::string line = out.str().substr(out.str().find('\n') + 1);

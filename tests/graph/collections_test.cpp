@@ -10,6 +10,7 @@
 
 #include "graph.h"
 #include "pipeline.h"
+#include "analysis.h"
 #include "reports.h"
 #include "test_support.h"
 
@@ -441,9 +442,7 @@ TEST_CASE("collections: MAT's sizes on sun_jdk6_18_x32, which MAT reads from siz
 
 TEST_CASE("collections: the report's section sums per class, ranks by retained bytes, ignores threads") {
     LoadedDump dump = load_dump(test::data_path("phd/heapdump.20100112.141124.11580.0002.phd"), {});
-    std::vector<graph::CollectionCount> counts = graph::count_collections(dump.graph);
-    graph::Retained retained = graph::compute_retained(dump.graph, {.keep_unreachable = true, .release_edges = true});
-    reports::Analysis analysis{{}, dump.graph, retained, dump.addresses, {}, "test", 1000, true, &counts};
+    analysis::Findings analysis = analysis::analyse(dump, {.top = 1000, .keep_unreachable = true});
     std::string one, two;
     tbb::task_arena(1).execute([&] { one = reports::json_report(analysis); });
     tbb::task_arena(2).execute([&] { two = reports::json_report(analysis); });
@@ -465,10 +464,9 @@ TEST_CASE("collections: the report's section sums per class, ranks by retained b
     CHECK((*hash_map)["entries"] == 454);
 }
 
-TEST_CASE("collections: a report given no collection counts says they were not computed") {
+TEST_CASE("collections: a report of an analysis that did not count them says they were not computed") {
     LoadedDump dump = load_dump(test::data_path("hprof/sun_jdk6_18_x32.hprof"), {});
-    graph::Retained retained = graph::compute_retained(dump.graph, {.release_edges = true});
-    reports::Analysis analysis{{}, dump.graph, retained, dump.addresses, {}, "test", 10, false};
+    analysis::Findings analysis = analysis::analyse(dump, {.top = 10, .report = false});
     auto section = nlohmann::json::parse(reports::json_report(analysis))["collections"];
     CHECK(section["computed"] == false);
     CHECK(section["classes"].empty());

@@ -11,6 +11,7 @@
 
 #include "graph.h"
 #include "pipeline.h"
+#include "analysis.h"
 #include "reports.h"
 #include "test_support.h"
 
@@ -96,14 +97,7 @@ TEST_CASE("suspect paths do not follow weak edges while a strong path exists") {
 TEST_CASE("suspects: ThreeLeaks gives exactly its three planted leaks, at the holding collections") {
     LoadedDump dump = load_dump(test::data_path("samples/threeleaks.hprof.gz"), {});
     CHECK_FALSE(dump.weak_edges.empty());  // ThreadLocalMap entries, soft caches ...
-    graph::PathTree paths = graph::shortest_path_tree(dump.graph, dump.weak_edges);
-    graph::Retained retained = graph::compute_retained(dump.graph, {.release_edges = true});
-    auto suspects = graph::find_suspects(dump.graph, retained, paths, {});
-    for (const auto& s : suspects) name_edges(dump, graph::path_edges(paths, s.path));  // gzip: the inflated file, still mapped
-    reports::Analysis a{{}, dump.graph, retained, dump.addresses, {}, "test", 20, false};
-    a.suspects = &suspects;
-    a.paths = &paths;
-    a.field_names = &dump.field_names;
+    analysis::Findings a = analysis::analyse(dump, {.top = 20});  // gzip: names read back from the inflated file
     std::string one, two;
     tbb::task_arena(1).execute([&] { one = reports::json_report(a); });
     tbb::task_arena(2).execute([&] { two = reports::json_report(a); });
@@ -156,8 +150,9 @@ TEST_CASE("suspects: ThreeLeaks gives exactly its three planted leaks, at the ho
     CHECK(thread[4] == "value");
     // Both follow nulls: Thread has null reference fields, so its row alone could not name
     // threadLocals; the Entry sits at a lower slot than its index.
-    auto thread_path = suspects[0].path;
-    for (const auto& s : suspects)
+    auto thread_path = a.suspects[0].path;
+    const graph::PathTree& paths = a.paths;
+    for (const auto& s : a.suspects)
         if (dump.graph.classes[s.class_index].name == "java.lang.Thread") thread_path = s.path;
     graph::FieldNames without_exact = dump.field_names;
     without_exact.exact.clear();

@@ -117,9 +117,9 @@ TEST_CASE("html report in chromium: payload class names show as text, never as e
     CHECK(from_hprof.dom.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
 
     test::PayloadGraph p = test::payload_graph();
-    reports::Analysis a = test::analysis_of(p.graph, p.retained, p.addresses, "payload-graph.hprof");
+    analysis::Findings a = test::analysis_of(p.graph, p.addresses, "payload-graph.hprof");
     std::string html = test::temp_dir() + "/payload-graph.html";
-    reports::write_atomically(html, [&](std::ostream& out) { out << reports::html_report(a, reports::json_report(a)); });
+    reports::write_atomically(html, [&](std::ostream& out) { out << reports::html_report(a); });
     PageRun from_graph = load_page(html);
     check_clean(from_graph);
     CHECK(from_graph.selftest["expanded"] == true);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis.h"
 #include "graph.h"
 #include "reports.h"
 #include "test_support.h"
@@ -68,12 +69,13 @@ inline PayloadGraph payload_graph() {
     return out;
 }
 
-inline reports::Analysis analysis_of(const graph::HeapGraph& g, const graph::Retained& r,
-                                     const std::vector<std::uint64_t>& addresses, const std::string& path) {
-    reports::DumpFacts facts;
-    facts.path = path;
-    facts.format = "hprof";
-    return reports::Analysis{facts, g, r, addresses, {}, "test", 100, false, nullptr};
+// The findings of a graph built by a test, as a dump at `path` would give them.
+inline analysis::Findings analysis_of(graph::HeapGraph& g, const std::vector<std::uint64_t>& addresses,
+                                      const std::string& path) {
+    DumpInfo dump;
+    dump.path = path;
+    dump.format = "hprof";
+    return analysis::analyse({.dump = dump, .graph = g, .addresses = addresses}, {.release_edges = false});
 }
 
 }  // namespace heapgraph::test

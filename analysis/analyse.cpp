@@ -1,0 +1,102 @@
+// The analysis stage (analysis.h): each analysis once, edges released as early as they can be.
+#include <oneapi/tbb/parallel_invoke.h>
+
+#include "analysis.h"
+
+namespace heapgraph::analysis {
+
+namespace {
+
+// Collections and paths walk the out rows, which the dominator step then releases.
+void walk_edges(const Input& in, Findings& f, const Options& options, StageClock& clock) {
+    if (options.report) {
+        clock.start("collections");
+        f.collections = graph::count_collections(in.graph);
+        f.collections_counted = true;
+    }
+    clock.start("paths");
+    f.paths = graph::shortest_path_tree(in.graph, in.weak_edges);
+}
+
+void find_suspects_and_holders(const Input& in, Findings& f, const Options& options) {
+    if (options.report)
+        f.suspects = graph::find_suspects(in.graph, f.retained, f.paths, {.threshold_percent = options.suspect_threshold},
+                                          &f.suspects_left_out);
+    if (options.holders) {
+        graph::HolderOptions holder_options;
+        f.holders = graph::select_holders(f.retained, holder_options);
+        f.holder_min_percent = holder_options.min_percent;
+    }
+}
+
+// One pass over the dump names the edges of every reported path: the suspects' paths (array
+// slots too: "[12]") and the ends of the holders' paths (their array slots stay "[]").
+void name_paths(Input& in, Findings& f) {
+    std::vector<graph::NodeId> nodes;
+    for (const graph::Suspect& s : f.suspects) nodes.insert(nodes.end(), s.path.begin(), s.path.end());
+    std::vector<graph::PathEdge> edges = graph::path_edges(f.paths, nodes);
+    for (const graph::PathEdge& e : graph::path_edges(f.paths, graph::holder_path_tails(f.paths, f.holders)))
+        if (in.graph.kind[e.from] != graph::NodeKind::object_array) edges.push_back(e);
+    if (in.name_edges && !edges.empty()) in.name_edges(edges);
+    static const graph::FieldNames no_names;
+    const graph::FieldNames& names = in.field_names ? *in.field_names : no_names;
+    for (const graph::Suspect& s : f.suspects) {
+        std::vector<std::string>& fields = f.suspect_fields.emplace_back();
+        for (graph::NodeId v : s.path)
+            fields.push_back(f.paths.parent[v] == graph::kNoNode ? std::string()
+                                                                 : graph::edge_name(in.graph, names, f.paths, v));
+    }
+    graph::name_holders(in.graph, f.paths, names, f.holders);
+}
+
+// The tables the reports show, side by side: each walks the graph or the tree on its own.
+void make_tables(Findings& f, const Options& options) {
+    const graph::HeapGraph& g = f.graph;
+    Findings& out = f;
+    tbb::parallel_invoke([&] { out.summary = graph::summarize(g); },
+                         [&] { out.retained_by_class = graph::retained_bytes_by_class(g, f.retained); },
+                         [&] { out.histogram = graph::class_histogram(g, f.retained.in_tree, true); },
+                         [&] {
+                             if (options.report)
+                                 out.unreachable_histogram = graph::class_histogram(g, f.retained.in_tree, false);
+                         },
+                         [&] { if (options.report) out.class_loaders = graph::class_loader_table(g, f.retained); },
+                         [&] { if (options.report) out.packages = graph::retained_by_package(g, f.retained); },
+                         [&] { out.dominators = graph::top_dominators(f.retained, options.top); });
+}
+
+}  // namespace
+
+Findings analyse(Input in, const Options& options) {
+    Findings f{.dump = std::move(in.dump), .graph = in.graph, .addresses = in.addresses, .tool_version = HEAPGRAPH_VERSION};
+    f.top = options.top;
+    f.suspect_threshold = options.suspect_threshold;
+    f.warnings = std::move(in.warnings);
+    f.timings = std::move(in.timings);
+    {
+        StageClock clock(f.timings);
+        walk_edges(in, f, options, clock);
+        clock.start("dominators");
+        // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
+        // keep every object.
+        f.keep_unreachable = options.keep_unreachable || f.dump.roots_inferred;
+        f.retained = graph::compute_retained(in.graph, {.keep_unreachable = f.keep_unreachable,
+                                                        .release_edges = options.release_edges});
+        clock.start("suspects");
+        find_suspects_and_holders(in, f, options);
+        clock.start("path names");
+        name_paths(in, f);
+        clock.start("tables");
+        make_tables(f, options);
+    }
+    return f;
+}
+
+Findings analyse(LoadedDump& dump, const Options& options) {
+    Input in{.dump = dump.info, .graph = dump.graph, .addresses = dump.addresses, .weak_edges = dump.weak_edges,
+             .field_names = &dump.field_names, .warnings = dump.warnings, .timings = std::move(dump.timings)};
+    in.name_edges = [&dump](std::span<const graph::PathEdge> edges) { name_edges(dump, edges); };
+    return analyse(std::move(in), options);
+}
+
+}  // namespace heapgraph::analysis

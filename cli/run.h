@@ -1,0 +1,37 @@
+// What the commands share around the libraries: writing an output, the exit code of an
+// exception, warnings and gate lines on stderr (cli/run.cpp).
+#pragma once
+
+#include <functional>
+#include <iterator>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "options.h"
+
+namespace heapgraph::cli {
+
+// The dump and the findings are deliberately never freed: returning gigabytes to the OS page
+// by page takes seconds on a big dump, and the process ends right after the reports. Their
+// addresses stay in this global so that LeakSanitizer sees them held, not leaked.
+inline const void* volatile g_never_freed[8];  // volatile: the stores must not be optimised away
+inline std::size_t g_never_freed_count = 0;
+template <typename T>
+T& never_freed(T* object) {
+    g_never_freed[g_never_freed_count++ % std::size(g_never_freed)] = object;
+    return *object;
+}
+
+// "-" is stdout; anything else is written atomically.
+void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
+// Prints an exception from loading or analysing a dump as its one line; its exit code.
+int exit_code_for(const std::exception& e, const std::string& file);
+// Runs `write`; a failure to write is exit 4, running out of memory goes up to exit_code_for.
+int writing(const std::function<int()>& write);
+// A gate's line on stderr and exit 5, or exit 0 without one.
+int gate(const std::optional<std::string>& line);
+void print_warnings(const std::vector<Warning>& warnings, const std::string& prefix);
+
+}  // namespace heapgraph::cli
