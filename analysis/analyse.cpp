@@ -7,15 +7,21 @@ namespace heapgraph::analysis {
 
 namespace {
 
+// A bar for a graph step, drawn by the caller's progress printer (none when it has none).
+graph::Progress bar(const Options& options, const char* stage) {
+    if (!options.progress) return {};
+    return [&options, stage](std::uint64_t done, std::uint64_t total) { options.progress({stage, done, total, "objects"}); };
+}
+
 // Collections and paths walk the out rows, which the dominator step then releases.
 void walk_edges(const Input& in, Findings& f, const Options& options, StageClock& clock) {
     if (options.report) {
         clock.start("collections");
-        f.collections = graph::count_collections(in.graph);
+        f.collections = graph::count_collections(in.graph, bar(options, "collections"));
         f.collections_counted = true;
     }
     clock.start("paths");
-    f.paths = graph::shortest_path_tree(in.graph, in.weak_edges);
+    f.paths = graph::shortest_path_tree(in.graph, in.weak_edges, bar(options, "paths"));
 }
 
 void find_suspects_and_holders(const Input& in, Findings& f, const Options& options) {
@@ -81,7 +87,8 @@ Findings analyse(Input in, const Options& options) {
         // keep every object.
         f.keep_unreachable = options.keep_unreachable || f.dump.roots_inferred;
         f.retained = graph::compute_retained(in.graph, {.keep_unreachable = f.keep_unreachable,
-                                                        .release_edges = options.release_edges});
+                                                        .release_edges = options.release_edges,
+                                                        .progress = bar(options, "dominators")});
         clock.start("suspects");
         find_suspects_and_holders(in, f, options);
         clock.start("path names");

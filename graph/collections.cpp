@@ -381,11 +381,13 @@ std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v) {
     return CollectionSizer(graph).size(v);
 }
 
-std::vector<CollectionCount> count_collections(const HeapGraph& graph) {
+std::vector<CollectionCount> count_collections(const HeapGraph& graph, const Progress& progress) {
     std::vector<CollectionCount> out;
     CollectionSizer sizer(graph);
-    for (NodeId v = 0; v < graph.node_count(); ++v)
+    Ticker tick(progress, graph.node_count());
+    for (NodeId v = 0; v < graph.node_count(); ++v, tick.step())
         if (sizer.shape(v) != CollectionShape::none) out.push_back({v, sizer.treated_as(v), sizer.size(v)});
+    tick.finish();
     return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "heap_graph.h"
+#include "progress.h"
 
 namespace heapgraph::graph {
 
@@ -56,6 +57,6 @@ struct CollectionCount {
 };
 // Every collection of the heap, by node ascending. Needs the out rows: run it before
 // compute_retained releases them.
-std::vector<CollectionCount> count_collections(const HeapGraph& graph);
+std::vector<CollectionCount> count_collections(const HeapGraph& graph, const Progress& progress = {});
 
 }  // namespace heapgraph::graph

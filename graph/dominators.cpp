@@ -14,7 +14,7 @@
 
 #include <oneapi/tbb/task_group.h>
 
-#include "graph.h"
+#include "dominators.h"
 
 namespace heapgraph::graph {
 
@@ -30,7 +30,8 @@ struct Numbering {
 };
 
 // Step 1: preorder DFS with an explicit stack of (node, next edge) frames.
-Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint32_t nodes) {
+Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint32_t nodes, const Progress& progress) {
+    Ticker tick(progress, 4 * std::uint64_t{nodes});
     Numbering n;
     n.number.assign(nodes, kNone);
     n.vertex.push_back(kSuperRoot);
@@ -45,6 +46,7 @@ Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint3
         n.number[v] = number;
         n.vertex.push_back(v);
         n.parent.push_back(parent);
+        tick.step();
         stack.push_back({number, out.offsets[v], out.offsets[v + 1]});
     };
     for (NodeId root : roots) {
@@ -109,8 +111,9 @@ private:
     std::vector<DfsIndex> path_;
 };
 
-std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<const NodeId> roots) {
+std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<const NodeId> roots, const Progress& progress) {
     const std::size_t size = n.vertex.size();
+    Ticker tick(progress, 4 * n.number.size(), n.number.size());
     std::vector<std::uint8_t> is_root(n.number.size(), 0);
     for (NodeId r : roots) is_root[r] = 1;
     LinkEval forest(size);
@@ -124,32 +127,38 @@ std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::spa
         }
         forest.semi(w) = semi;
         forest.link(n.parent[w], w);
+        tick.step();
     }
     return forest.take_semi();
 }
 
 // Step 3, in place: semi[w] becomes idom[w]. Nodes are done in preorder, so idom[d] for
 // every d < w is final when w needs it.
-void immediate_dominators(const std::vector<DfsIndex>& parent, std::vector<DfsIndex>& semi_then_idom) {
+void immediate_dominators(const std::vector<DfsIndex>& parent, std::vector<DfsIndex>& semi_then_idom, std::size_t nodes,
+                          const Progress& progress) {
     std::vector<DfsIndex>& idom = semi_then_idom;
+    Ticker tick(progress, 4 * nodes, 2 * nodes);
     idom[0] = 0;
     for (DfsIndex w = 1; w < idom.size(); ++w) {
         DfsIndex d = parent[w];
         while (d > idom[w]) d = idom[d];
         idom[w] = d;
+        tick.step();
     }
 }
 
 // Step 4: sums in reverse preorder straight into the node-indexed outputs (no temporaries
 // by DFS number: this is what keeps the peak near 50 bytes a node with the CSR).
 DominatorTree fill_tree(Numbering& n, const std::vector<DfsIndex>& idom, std::span<const std::uint64_t> shallow,
-                        std::size_t nodes) {
+                        std::size_t nodes, const Progress& progress) {
+    Ticker tick(progress, 4 * nodes, 3 * nodes);
     DominatorTree tree;
     tree.idom.assign(nodes, kUnreached);
     tree.retained_bytes.assign(nodes, 0);
     tree.retained_objects.assign(nodes, 0);
     for (DfsIndex w = static_cast<DfsIndex>(n.vertex.size()) - 1; w >= 1; --w) {
         NodeId v = n.vertex[w];
+        tick.step();
         tree.retained_bytes[v] += shallow[v];
         tree.retained_objects[v] += 1;
         if (idom[w] == 0) {
@@ -162,6 +171,7 @@ DominatorTree fill_tree(Numbering& n, const std::vector<DfsIndex>& idom, std::sp
         tree.retained_bytes[up] += tree.retained_bytes[v];
         tree.retained_objects[up] += tree.retained_objects[v];
     }
+    tick.finish();
     n.vertex.erase(n.vertex.begin());  // the super root
     tree.preorder = std::move(n.vertex);
     return tree;
@@ -174,31 +184,31 @@ namespace {
 // `release(csr)` is called on each CSR once the algorithm no longer reads it.
 template <typename Release>
 DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                         std::span<const std::uint64_t> shallow, Release release) {
+                         std::span<const std::uint64_t> shallow, const Progress& progress, Release release) {
     const std::uint32_t nodes = static_cast<std::uint32_t>(out.offsets.size() - 1);
-    Numbering n = number_nodes(out, roots, nodes);
+    Numbering n = number_nodes(out, roots, nodes, progress);
     release(out);
-    std::vector<DfsIndex> idom = semidominators(n, in, roots);
+    std::vector<DfsIndex> idom = semidominators(n, in, roots, progress);
     release(in);
     n.number = {};
-    immediate_dominators(n.parent, idom);
+    immediate_dominators(n.parent, idom, nodes, progress);
     n.parent = {};
-    return fill_tree(n, idom, shallow, nodes);
+    return fill_tree(n, idom, shallow, nodes, progress);
 }
 
 }  // namespace
 
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                                 std::span<const std::uint64_t> shallow) {
-    return dominators(out, in, roots, shallow, [](const Csr&) {});
+                                 std::span<const std::uint64_t> shallow, const Progress& progress) {
+    return dominators(out, in, roots, shallow, progress, [](const Csr&) {});
 }
 
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
-                                           std::span<const std::uint64_t> shallow) {
+                                           std::span<const std::uint64_t> shallow, const Progress& progress) {
     // Returning gigabytes to the OS takes a while; a task does it while this thread goes on
     // (the dominator step uses one core), and the step waits for it before returning.
     tbb::task_group freeing;
-    DominatorTree tree = dominators(out, in, roots, shallow, [&](const Csr& csr) {
+    DominatorTree tree = dominators(out, in, roots, shallow, progress, [&](const Csr& csr) {
         Csr& owned = &csr == &out ? out : in;
         freeing.run([dead = std::make_shared<Csr>(std::move(owned))] { *dead = Csr{}; });
         owned = Csr{};

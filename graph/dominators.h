@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "heap_graph.h"
+#include "progress.h"
 
 namespace heapgraph::graph {
 
@@ -19,6 +20,7 @@ struct RetainedOptions {
     // Free the graph's edges (out and in) as soon as the dominator step is done with each:
     // lowers the peak when nothing after needs them (the CLI's reports do not).
     bool release_edges = false;
+    Progress progress;  // of the dominator step, in four phases over the nodes
 };
 
 struct Retained;
@@ -40,10 +42,10 @@ struct DominatorTree {
 // compression, on dense uint32_t arrays. `roots` must be ascending and distinct; `shallow`
 // is indexed by node. Deterministic for a given graph.
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                                 std::span<const std::uint64_t> shallow);
+                                 std::span<const std::uint64_t> shallow, const Progress& progress = {});
 // The same, freeing `out` once numbered and `in` once the semidominators are known.
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
-                                           std::span<const std::uint64_t> shallow);
+                                           std::span<const std::uint64_t> shallow, const Progress& progress = {});
 
 
 struct Retained {

@@ -121,14 +121,15 @@ Retained retained_with(const HeapGraph& graph, const RetainedOptions& options, D
 
 Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options) {
     return retained_with(graph, options, [&](const std::vector<NodeId>& roots) {
-        return compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes);
+        return compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes, options.progress);
     });
 }
 
 Retained compute_retained(HeapGraph& graph, const RetainedOptions& options) {
     return retained_with(graph, options, [&](const std::vector<NodeId>& roots) {
-        return options.release_edges ? compute_dominators_releasing(graph.out, graph.in, roots, graph.shallow_bytes)
-                                     : compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes);
+        return options.release_edges
+                   ? compute_dominators_releasing(graph.out, graph.in, roots, graph.shallow_bytes, options.progress)
+                   : compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes, options.progress);
     });
 }
 

@@ -63,7 +63,8 @@ bool is_weak(std::span<const Edge> weak, NodeId from, NodeId to) {
 
 class PathSearch {
 public:
-    PathSearch(const HeapGraph& g, std::span<const Edge> weak) : g_(g), weak_(weak) {
+    PathSearch(const HeapGraph& g, std::span<const Edge> weak, const Progress& progress)
+        : g_(g), weak_(weak), tick_(progress, g.node_count()) {
         const NodeId n = g.node_count();
         tree_.parent.assign(n, kNoNode);
         tree_.slot.assign(n, kNoSlot);
@@ -86,6 +87,7 @@ public:
                 visit_root(v, true);
                 bfs(false);
             }
+        tick_.finish();
         return std::move(tree_);
     }
 
@@ -119,6 +121,7 @@ private:
         while (!queue_.empty()) {
             NodeId v = queue_.front();
             queue_.pop_front();
+            tick_.step();  // each node leaves the queue once
             std::span<const NodeId> row = g_.out.of(v);
             const bool check_weak = strong_only && (seen_[v] & kWeakSource);
             for (std::size_t slot = 0; slot < row.size(); ++slot)
@@ -131,6 +134,7 @@ private:
     PathTree tree_;
     std::vector<std::uint8_t> seen_;  // kSeen | kWeakSource
     std::deque<NodeId> queue_;
+    Ticker tick_;
 };
 
 
@@ -348,8 +352,8 @@ private:
 
 }  // namespace
 
-PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges) {
-    return PathSearch(graph, weak_edges).run();
+PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const Progress& progress) {
+    return PathSearch(graph, weak_edges, progress).run();
 }
 
 std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v) {

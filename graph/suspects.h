@@ -72,7 +72,7 @@ struct PathTree {
 // through them get a second BFS over every edge (flagged weak). Nodes still unreached
 // (unreachable ones, kept under --keep-unreachable) are taken as pseudo-roots in ascending
 // order and searched from, so every node has a path.
-PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges);
+PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const Progress& progress = {});
 // Root first, `v` last.
 std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v);
 // The edges of a path (root first, as path_from_root gives it): what name_edges reads back.
