@@ -248,6 +248,18 @@ public:
         }
     }
 
+    // The one field reader: calls visit(value, level, k) for each reference field of an
+    // instance of layout `index`, in dump order, with the value read from `fields` (the
+    // instance's field bytes, at least data_bytes of them); `level` and `k` as above.
+    template <typename Visit>
+    void read_references(std::uint32_t index, const std::uint8_t* fields, std::uint32_t id_size, Visit&& visit) const {
+        for_each_reference(index, [&](std::uint64_t offset, std::uint32_t level, std::uint32_t k) {
+            ObjectId value = 0;
+            for (std::uint32_t b = 0; b < id_size; ++b) value = value << 8 | fields[offset + b];
+            visit(value, level, k);
+        });
+    }
+
 private:
     void finish(const ClassDump& dump, std::uint32_t index, std::uint32_t super, bool complete,
                 std::uint32_t id_size);
@@ -313,6 +325,15 @@ struct HeapRecords {
     // The class of each instance kept without its fields (HprofContext::tolerate_unknown_classes).
     std::vector<ObjectId> unreadable_classes;
 };
+
+// The header of the INSTANCE DUMP at `pos`: tag, id, stack trace serial (u4), class id, length
+// of the field values (u4); nullopt when the bytes there hold no such header.
+struct InstanceHeader {
+    ObjectId id = 0, class_id = 0;
+    std::uint32_t field_bytes = 0;
+    std::uint64_t fields_offset = 0;  // of the first field value
+};
+std::optional<InstanceHeader> read_instance_header(Bytes bytes, std::uint64_t pos, std::uint32_t id_size);
 
 // Reads the CLASS DUMP sub-record at `pos` (its size already checked by sub_record_size).
 ClassDump read_class_dump_at(Bytes bytes, std::uint64_t pos, std::uint32_t id_size);

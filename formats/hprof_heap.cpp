@@ -232,6 +232,18 @@ std::variant<std::monostate, DecodeError> walk_chunk(const HeapChunk& chunk, std
 
 }  // namespace
 
+std::optional<InstanceHeader> read_instance_header(Bytes bytes, std::uint64_t pos, std::uint32_t id_size) {
+    ByteReader in(bytes, pos);
+    if (!in.has(1 + 2 * id_size + 8) || in.u1() != 0x21) return std::nullopt;
+    InstanceHeader header;
+    header.id = in.u(id_size);
+    in.skip(4);  // stack trace serial
+    header.class_id = in.u(id_size);
+    header.field_bytes = in.u4();
+    header.fields_offset = in.pos();
+    return header;
+}
+
 ClassDump read_class_dump_at(Bytes bytes, std::uint64_t pos, std::uint32_t id_size) {
     ByteReader in(bytes, pos + 1);
     return read_class_dump(in, id_size);
@@ -318,10 +330,8 @@ private:
                                  " bytes of fields, its class layout needs " +
                                  std::to_string(layout->data_bytes));
         object.first_ref = out.refs.size();
-        const std::uint8_t* data = in.here();
-        context_.layouts.for_each_reference(index, [&](std::uint64_t offset, std::uint32_t, std::uint32_t) {
-            ByteReader field({data + offset, id_});
-            if (ObjectId ref = field.u(id_)) out.refs.push_back(ref);
+        context_.layouts.read_references(index, in.here(), id_, [&](ObjectId ref, std::uint32_t, std::uint32_t) {
+            if (ref) out.refs.push_back(ref);
         });
         object.ref_count = static_cast<std::uint32_t>(out.refs.size() - object.first_ref);
         (void)size;
