@@ -51,14 +51,14 @@ void keep_top_record(TopLevel& top, const TopRecord& record, std::uint64_t recor
 
 // Heap dumps: one HEAP DUMP record each, or a run of segments closed by HEAP DUMP END.
 void group_heap_record(TopLevel& top, const RecordFrame& frame, bool& in_segments) {
-    if (frame.tag == 0x0C) {
+    if (frame.tag == HprofTag::heap_dump) {
         in_segments = false;
         top.dumps.push_back({{frame.body_offset, frame.body_length}});
-    } else if (frame.tag == 0x1C) {
+    } else if (frame.tag == HprofTag::heap_dump_segment) {
         if (!in_segments) top.dumps.emplace_back();
         in_segments = true;
         top.dumps.back().push_back({frame.body_offset, frame.body_length});
-    } else if (frame.tag == 0x2C) {
+    } else if (frame.tag == HprofTag::heap_dump_end) {
         if (!in_segments) ++top.stray_dump_ends;
         in_segments = false;
     }
@@ -68,7 +68,7 @@ void group_heap_record(TopLevel& top, const RecordFrame& frame, bool& in_segment
 // at its last whole sub-record); any other cut record is dropped.
 bool keep_cut_record(TopLevel& top, Bytes file, const CutRecord& cut, bool& in_segments) {
     top.cut = cut;
-    if (cut.header_cut || (cut.frame.tag != 0x0C && cut.frame.tag != 0x1C)) return false;
+    if (cut.header_cut || !is_heap_dump_record(cut.frame.tag)) return false;
     RecordFrame present = cut.frame;
     present.body_length = static_cast<std::uint32_t>(file.size() - present.body_offset);
     group_heap_record(top, present, in_segments);
@@ -90,9 +90,9 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated) {
         }
         const RecordFrame& frame = std::get<RecordFrame>(framed);
         ++info.records[hprof_tag_name(frame.tag)];
-        Bytes body = file.subspan(frame.body_offset, frame.tag == 0x0C || frame.tag == 0x1C ? 0 : frame.body_length);
-        if (frame.tag == 0x0C || frame.tag == 0x1C || frame.tag == 0x2C) {
-            if (frame.tag == 0x2C) take(info, decode_top_record(frame, body, top.header.id_size));
+        Bytes body = file.subspan(frame.body_offset, is_heap_dump_record(frame.tag) ? 0 : frame.body_length);
+        if (is_heap_dump_record(frame.tag) || frame.tag == HprofTag::heap_dump_end) {
+            if (frame.tag == HprofTag::heap_dump_end) take(info, decode_top_record(frame, body, top.header.id_size));
             group_heap_record(top, frame, in_segments);
         } else {
             keep_top_record(top, take(info, decode_top_record(frame, body, top.header.id_size)), offset);
@@ -227,7 +227,7 @@ Warning truncation_warning(Bytes file, const CutRecord& cut, std::optional<std::
     text += hprof_tag_name(cut.frame.tag) + " at " + hex_offset(cut.offset) + ", which claims " +
             std::to_string(cut.frame.body_length) + " bytes of which " + std::to_string(present) +
             " are there (" + std::to_string(cut.frame.body_length - present) + " lost)";
-    if (cut.frame.tag == 0x0C || cut.frame.tag == 0x1C) {
+    if (is_heap_dump_record(cut.frame.tag)) {
         std::uint64_t last = stopped_at.value_or(end);
         text += "; read up to its last whole sub-record, which ends at " + hex_offset(last) + ": " +
                 std::to_string(end - last) + " bytes of a cut sub-record ignored; " + kLostToCut;
@@ -258,7 +258,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     frame.start("decode");
     const bool last_dump = options.dump_index + 1 == top.dumps.size();
     bool last_segment_cut = top.cut && !top.cut->header_cut && last_dump &&
-                            (top.cut->frame.tag == 0x0C || top.cut->frame.tag == 0x1C);
+                            is_heap_dump_record(top.cut->frame.tag);
     // A cut segment run may have lost segments too; a whole HEAP DUMP record lost nothing.
     bool classes_lost = top.cut && last_dump && (last_segment_cut || top.unterminated_segment_runs);
     DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages,
