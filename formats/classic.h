@@ -1,4 +1,4 @@
-// IBM classic text heapdump: a pure decoder, included at the end of formats.h.
+// IBM classic text heapdump: a pure decoder (classic.cpp).
 //
 // Facts come from ../shared/specs/ibm-classic-heapdump.txt (IBM SDK 6, "sdk" variant),
 // ../shared/specs/openj9-heapdump-phd-and-classic.md ("Classic Heap Dump format") and
@@ -25,9 +25,10 @@
 // translation is byte for byte, so its offsets are the file's offsets.
 #pragma once
 
-#include "formats.h"
+#include "common.h"
 
 #include <cstdint>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <variant>

@@ -25,24 +25,24 @@ struct FixedLayout {
 
 bool fixed_layout(std::uint8_t tag, FixedLayout& out) {
     switch (tag) {
-        case 0xFF: out = {1, 0, RootKind::unknown, true}; return true;
-        case 0x01: out = {2, 0, RootKind::jni_global, true}; return true;
-        case 0x02: out = {1, 8, RootKind::jni_local, true}; return true;
-        case 0x03: out = {1, 8, RootKind::java_frame, true}; return true;
-        case 0x04: out = {1, 4, RootKind::native_stack, true}; return true;
-        case 0x05: out = {1, 0, RootKind::sticky_class, true}; return true;
-        case 0x06: out = {1, 4, RootKind::thread_block, true}; return true;
-        case 0x07: out = {1, 0, RootKind::monitor_used, true}; return true;
-        case 0x08: out = {1, 8, RootKind::thread_object, true}; return true;
-        case 0x89: out = {1, 0, RootKind::interned_string, true}; return true;
-        case 0x8A: out = {1, 0, RootKind::finalizing, true}; return true;
-        case 0x8B: out = {1, 0, RootKind::debugger, true}; return true;
-        case 0x8C: out = {1, 0, RootKind::reference_cleanup, true}; return true;
-        case 0x8D: out = {1, 0, RootKind::vm_internal, true}; return true;
-        case 0x8E: out = {1, 8, RootKind::jni_monitor, true}; return true;
-        case 0x90: out = {1, 0, RootKind::unreachable, true}; return true;
-        case 0xFE: out = {1, 4, RootKind::unknown, false}; return true;   // heap dump info
-        case 0xC3: out = {1, 9, RootKind::unknown, false}; return true;   // prim array nodata
+        case HprofSubTag::root_unknown: out = {1, 0, RootKind::unknown, true}; return true;
+        case HprofSubTag::root_jni_global: out = {2, 0, RootKind::jni_global, true}; return true;
+        case HprofSubTag::root_jni_local: out = {1, 8, RootKind::jni_local, true}; return true;
+        case HprofSubTag::root_java_frame: out = {1, 8, RootKind::java_frame, true}; return true;
+        case HprofSubTag::root_native_stack: out = {1, 4, RootKind::native_stack, true}; return true;
+        case HprofSubTag::root_sticky_class: out = {1, 0, RootKind::sticky_class, true}; return true;
+        case HprofSubTag::root_thread_block: out = {1, 4, RootKind::thread_block, true}; return true;
+        case HprofSubTag::root_monitor_used: out = {1, 0, RootKind::monitor_used, true}; return true;
+        case HprofSubTag::root_thread_object: out = {1, 8, RootKind::thread_object, true}; return true;
+        case HprofSubTag::root_interned_string: out = {1, 0, RootKind::interned_string, true}; return true;
+        case HprofSubTag::root_finalizing: out = {1, 0, RootKind::finalizing, true}; return true;
+        case HprofSubTag::root_debugger: out = {1, 0, RootKind::debugger, true}; return true;
+        case HprofSubTag::root_reference_cleanup: out = {1, 0, RootKind::reference_cleanup, true}; return true;
+        case HprofSubTag::root_vm_internal: out = {1, 0, RootKind::vm_internal, true}; return true;
+        case HprofSubTag::root_jni_monitor: out = {1, 8, RootKind::jni_monitor, true}; return true;
+        case HprofSubTag::root_unreachable: out = {1, 0, RootKind::unreachable, true}; return true;
+        case HprofSubTag::heap_dump_info: out = {1, 4, RootKind::unknown, false}; return true;   // heap dump info
+        case HprofSubTag::primitive_array_nodata: out = {1, 9, RootKind::unknown, false}; return true;   // prim array nodata
         default: return false;
     }
 }
@@ -66,7 +66,7 @@ std::optional<SizeResult> skip_typed_entries(ByteReader& in, std::uint32_t count
         std::uint8_t type = in.u1();
         std::uint32_t size = basic_type_size(type, id);
         if (size == 0)
-            return SizeResult{sub_error(nullptr, in.pos() - 1, 0x20,
+            return SizeResult{sub_error(nullptr, in.pos() - 1, HprofSubTag::class_dump,
                                         std::string(what) + " has invalid type " + std::to_string(type))};
         if (with_value) in.skip(size);
     }
@@ -97,15 +97,15 @@ SizeResult class_dump_size(Bytes bytes, std::uint64_t pos, std::uint32_t id) {
 // Size of an array or instance sub-record from its header, or 0 when the header is cut.
 SizeResult counted_size(Bytes bytes, std::uint64_t pos, std::uint8_t tag, std::uint32_t id) {
     ByteReader in(bytes, pos + 1);
-    if (tag == 0x21) {
+    if (tag == HprofSubTag::instance_dump) {
         if (!in.has(2 * id + 8)) return std::uint64_t{0};
         in.skip(2 * id + 4);
         return 1 + 2 * id + 8 + std::uint64_t{in.u4()};
     }
-    if (!in.has(id + 8 + (tag == 0x22 ? id : 1))) return std::uint64_t{0};
+    if (!in.has(id + 8 + (tag == HprofSubTag::object_array_dump ? id : 1))) return std::uint64_t{0};
     in.skip(id + 4);
     std::uint64_t length = in.u4();
-    if (tag == 0x22) return 1 + 2 * id + 8 + length * id;
+    if (tag == HprofSubTag::object_array_dump) return 1 + 2 * id + 8 + length * id;
     std::uint8_t type = in.u1();
     std::uint32_t size = basic_type_size(type, id);
     if (size == 0 || type == 2)
@@ -117,28 +117,28 @@ SizeResult counted_size(Bytes bytes, std::uint64_t pos, std::uint8_t tag, std::u
 
 std::string hprof_sub_tag_name(std::uint8_t tag) {
     switch (tag) {
-        case 0xFF: return "ROOT_UNKNOWN";
-        case 0x01: return "ROOT_JNI_GLOBAL";
-        case 0x02: return "ROOT_JNI_LOCAL";
-        case 0x03: return "ROOT_JAVA_FRAME";
-        case 0x04: return "ROOT_NATIVE_STACK";
-        case 0x05: return "ROOT_STICKY_CLASS";
-        case 0x06: return "ROOT_THREAD_BLOCK";
-        case 0x07: return "ROOT_MONITOR_USED";
-        case 0x08: return "ROOT_THREAD_OBJECT";
-        case 0x20: return "CLASS_DUMP";
-        case 0x21: return "INSTANCE_DUMP";
-        case 0x22: return "OBJECT_ARRAY_DUMP";
-        case 0x23: return "PRIMITIVE_ARRAY_DUMP";
-        case 0x89: return "ROOT_INTERNED_STRING";
-        case 0x8A: return "ROOT_FINALIZING";
-        case 0x8B: return "ROOT_DEBUGGER";
-        case 0x8C: return "ROOT_REFERENCE_CLEANUP";
-        case 0x8D: return "ROOT_VM_INTERNAL";
-        case 0x8E: return "ROOT_JNI_MONITOR";
-        case 0x90: return "ROOT_UNREACHABLE";
-        case 0xC3: return "PRIMITIVE_ARRAY_NODATA";
-        case 0xFE: return "HEAP_DUMP_INFO";
+        case HprofSubTag::root_unknown: return "ROOT_UNKNOWN";
+        case HprofSubTag::root_jni_global: return "ROOT_JNI_GLOBAL";
+        case HprofSubTag::root_jni_local: return "ROOT_JNI_LOCAL";
+        case HprofSubTag::root_java_frame: return "ROOT_JAVA_FRAME";
+        case HprofSubTag::root_native_stack: return "ROOT_NATIVE_STACK";
+        case HprofSubTag::root_sticky_class: return "ROOT_STICKY_CLASS";
+        case HprofSubTag::root_thread_block: return "ROOT_THREAD_BLOCK";
+        case HprofSubTag::root_monitor_used: return "ROOT_MONITOR_USED";
+        case HprofSubTag::root_thread_object: return "ROOT_THREAD_OBJECT";
+        case HprofSubTag::class_dump: return "CLASS_DUMP";
+        case HprofSubTag::instance_dump: return "INSTANCE_DUMP";
+        case HprofSubTag::object_array_dump: return "OBJECT_ARRAY_DUMP";
+        case HprofSubTag::primitive_array_dump: return "PRIMITIVE_ARRAY_DUMP";
+        case HprofSubTag::root_interned_string: return "ROOT_INTERNED_STRING";
+        case HprofSubTag::root_finalizing: return "ROOT_FINALIZING";
+        case HprofSubTag::root_debugger: return "ROOT_DEBUGGER";
+        case HprofSubTag::root_reference_cleanup: return "ROOT_REFERENCE_CLEANUP";
+        case HprofSubTag::root_vm_internal: return "ROOT_VM_INTERNAL";
+        case HprofSubTag::root_jni_monitor: return "ROOT_JNI_MONITOR";
+        case HprofSubTag::root_unreachable: return "ROOT_UNREACHABLE";
+        case HprofSubTag::primitive_array_nodata: return "PRIMITIVE_ARRAY_NODATA";
+        case HprofSubTag::heap_dump_info: return "HEAP_DUMP_INFO";
     }
     char text[32];
     std::snprintf(text, sizeof text, "sub-record tag 0x%02x", tag);
@@ -163,8 +163,8 @@ std::variant<std::uint64_t, DecodeError> sub_record_size(Bytes bytes, std::uint6
     }
     SizeResult size;
     switch (tag) {
-        case 0x20: size = class_dump_size(bytes, pos, id_size); break;
-        case 0x21: case 0x22: case 0x23: size = counted_size(bytes, pos, tag, id_size); break;
+        case HprofSubTag::class_dump: size = class_dump_size(bytes, pos, id_size); break;
+        case HprofSubTag::instance_dump: case HprofSubTag::object_array_dump: case HprofSubTag::primitive_array_dump: size = counted_size(bytes, pos, tag, id_size); break;
         default: return DecodeError{pos, hprof_sub_tag_name(tag), "is not a known heap dump sub-record"};
     }
     // Positions in errors are chunk-relative here; walk_chunk() maps them to file offsets.
@@ -232,6 +232,18 @@ std::variant<std::monostate, DecodeError> walk_chunk(const HeapChunk& chunk, std
 
 }  // namespace
 
+std::optional<InstanceHeader> read_instance_header(Bytes bytes, std::uint64_t pos, std::uint32_t id_size) {
+    ByteReader in(bytes, pos);
+    if (!in.has(1 + 2 * id_size + 8) || in.u1() != HprofSubTag::instance_dump) return std::nullopt;
+    InstanceHeader header;
+    header.id = in.u(id_size);
+    in.skip(4);  // stack trace serial
+    header.class_id = in.u(id_size);
+    header.field_bytes = in.u4();
+    header.fields_offset = in.pos();
+    return header;
+}
+
 ClassDump read_class_dump_at(Bytes bytes, std::uint64_t pos, std::uint32_t id_size) {
     ByteReader in(bytes, pos + 1);
     return read_class_dump(in, id_size);
@@ -241,7 +253,7 @@ std::variant<std::vector<ClassDump>, DecodeError> read_class_dumps(const HeapChu
                                                                    std::uint32_t id_size) {
     std::vector<ClassDump> classes;
     auto walked = walk_chunk(chunk, id_size, [&](std::uint8_t tag, std::uint64_t pos, std::uint64_t) {
-        if (tag == 0x20) {
+        if (tag == HprofSubTag::class_dump) {
             ByteReader in(chunk.bytes, pos + 1);
             classes.push_back(read_class_dump(in, id_size));
             classes.back().file_offset = chunk.file_offset(pos);
@@ -266,12 +278,12 @@ public:
         ++out.counts[tag];
         ByteReader in(chunk_.bytes, pos + 1);
         switch (tag) {
-            case 0x20: return std::nullopt;  // class objects come from pass 1
-            case 0x21: return read_instance_dump(in, pos, size);
-            case 0x22: return read_object_array(in);
-            case 0x23: return read_primitive_array(in, pos, true);
-            case 0xC3: return read_primitive_array(in, pos, false);
-            case 0xFE: return std::nullopt;  // heap switch: recorded by count only
+            case HprofSubTag::class_dump: return std::nullopt;  // class objects come from pass 1
+            case HprofSubTag::instance_dump: return read_instance_dump(in, pos, size);
+            case HprofSubTag::object_array_dump: return read_object_array(in);
+            case HprofSubTag::primitive_array_dump: return read_primitive_array(in, pos, true);
+            case HprofSubTag::primitive_array_nodata: return read_primitive_array(in, pos, false);
+            case HprofSubTag::heap_dump_info: return std::nullopt;  // heap switch: recorded by count only
             default: return read_root(in, tag);
         }
     }
@@ -284,7 +296,7 @@ private:
         fixed_layout(tag, fixed);
         RootRecord root{in.u(id_), fixed.root, 0};
         // Thread serials follow the object id in every root kind that has one.
-        if (fixed.extra >= 4 && tag != 0x01) root.thread_serial = in.u4();
+        if (fixed.extra >= 4 && tag != HprofSubTag::root_jni_global) root.thread_serial = in.u4();
         out.roots.push_back(root);
         return std::nullopt;
     }
@@ -306,22 +318,20 @@ private:
         }
         if (!usable && context_.tolerate_unknown_classes) return keep_unreadable(object, length);
         if (!layout)
-            return sub_error(&chunk_, pos, 0x21, "object " + hex_offset(object.id) + " has class " +
+            return sub_error(&chunk_, pos, HprofSubTag::instance_dump, "object " + hex_offset(object.id) + " has class " +
                                                      hex_offset(object.class_id) + " with no CLASS_DUMP");
         if (!layout->complete)
-            return sub_error(&chunk_, pos, 0x21,
+            return sub_error(&chunk_, pos, HprofSubTag::instance_dump,
                              "object " + hex_offset(object.id) + " has class " + hex_offset(object.class_id) +
                                  " whose super class chain has no CLASS_DUMP: its fields cannot be read");
         if (layout->data_bytes != length)
-            return sub_error(&chunk_, pos, 0x21,
+            return sub_error(&chunk_, pos, HprofSubTag::instance_dump,
                              "object " + hex_offset(object.id) + " has " + std::to_string(length) +
                                  " bytes of fields, its class layout needs " +
                                  std::to_string(layout->data_bytes));
         object.first_ref = out.refs.size();
-        const std::uint8_t* data = in.here();
-        context_.layouts.for_each_reference(index, [&](std::uint64_t offset, std::uint32_t, std::uint32_t) {
-            ByteReader field({data + offset, id_});
-            if (ObjectId ref = field.u(id_)) out.refs.push_back(ref);
+        context_.layouts.read_references(index, in.here(), id_, [&](ObjectId ref, std::uint32_t, std::uint32_t) {
+            if (ref) out.refs.push_back(ref);
         });
         object.ref_count = static_cast<std::uint32_t>(out.refs.size() - object.first_ref);
         (void)size;
@@ -353,7 +363,7 @@ private:
         object.id = in.u(id_);
         in.skip(4);
         std::uint32_t length = in.u4();
-        if (length > kMaxJavaArrayLength) return too_long(object.position, 0x22, length);
+        if (length > kMaxJavaArrayLength) return too_long(object.position, HprofSubTag::object_array_dump, length);
         object.class_id = in.u(id_);
         object.first_ref = out.refs.size();
         for (std::uint32_t i = 0; i < length; ++i)
@@ -371,11 +381,11 @@ private:
         object.id = in.u(id_);
         in.skip(4);
         std::uint32_t length = in.u4();
-        if (length > kMaxJavaArrayLength) return too_long(pos, has_data ? 0x23 : 0xC3, length);
+        if (length > kMaxJavaArrayLength) return too_long(pos, has_data ? HprofSubTag::primitive_array_dump : HprofSubTag::primitive_array_nodata, length);
         object.element_type = in.u1();
         std::uint32_t element_bytes = basic_type_size(object.element_type, id_);
         if (element_bytes == 0 || object.element_type == 2)
-            return sub_error(&chunk_, pos, has_data ? 0x23 : 0xC3,
+            return sub_error(&chunk_, pos, has_data ? HprofSubTag::primitive_array_dump : HprofSubTag::primitive_array_nodata,
                              "has invalid element type " + std::to_string(object.element_type));
         object.first_ref = out.refs.size();
         object.length = length;

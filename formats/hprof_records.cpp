@@ -15,8 +15,8 @@ DecodeError error_at(std::uint64_t offset, std::string record, std::string messa
 
 bool known_top_tag(std::uint8_t tag) {
     switch (tag) {
-        case 0x01: case 0x02: case 0x03: case 0x04: case 0x05: case 0x06: case 0x07:
-        case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x0E: case 0x1C: case 0x2C:
+        case HprofTag::string: case HprofTag::load_class: case HprofTag::unload_class: case HprofTag::stack_frame: case HprofTag::stack_trace: case HprofTag::alloc_sites: case HprofTag::heap_summary:
+        case HprofTag::start_thread: case HprofTag::end_thread: case HprofTag::heap_dump: case HprofTag::cpu_samples: case HprofTag::control_settings: case HprofTag::heap_dump_segment: case HprofTag::heap_dump_end:
             return true;
         default:
             return false;
@@ -26,13 +26,13 @@ bool known_top_tag(std::uint8_t tag) {
 // The body length a fixed-layout record must have, or 0 when the layout has counts.
 std::uint64_t fixed_body_length(std::uint8_t tag, std::uint32_t id) {
     switch (tag) {
-        case 0x02: return 8 + 2 * id;  // serial, class id, trace serial, name id
-        case 0x03: return 4;
-        case 0x04: return 4 * id + 8;
-        case 0x07: return 24;
-        case 0x0A: return 8 + 4 * id;
-        case 0x0B: return 4;
-        case 0x0E: return 6;
+        case HprofTag::load_class: return 8 + 2 * id;  // serial, class id, trace serial, name id
+        case HprofTag::unload_class: return 4;
+        case HprofTag::stack_frame: return 4 * id + 8;
+        case HprofTag::heap_summary: return 24;
+        case HprofTag::start_thread: return 8 + 4 * id;
+        case HprofTag::end_thread: return 4;
+        case HprofTag::control_settings: return 6;
         default: return 0;
     }
 }
@@ -102,20 +102,20 @@ std::string utf8_from_modified(std::string_view text) {
 
 std::string hprof_tag_name(std::uint8_t tag) {
     switch (tag) {
-        case 0x01: return "STRING";
-        case 0x02: return "LOAD_CLASS";
-        case 0x03: return "UNLOAD_CLASS";
-        case 0x04: return "STACK_FRAME";
-        case 0x05: return "STACK_TRACE";
-        case 0x06: return "ALLOC_SITES";
-        case 0x07: return "HEAP_SUMMARY";
-        case 0x0A: return "START_THREAD";
-        case 0x0B: return "END_THREAD";
-        case 0x0C: return "HEAP_DUMP";
-        case 0x0D: return "CPU_SAMPLES";
-        case 0x0E: return "CONTROL_SETTINGS";
-        case 0x1C: return "HEAP_DUMP_SEGMENT";
-        case 0x2C: return "HEAP_DUMP_END";
+        case HprofTag::string: return "STRING";
+        case HprofTag::load_class: return "LOAD_CLASS";
+        case HprofTag::unload_class: return "UNLOAD_CLASS";
+        case HprofTag::stack_frame: return "STACK_FRAME";
+        case HprofTag::stack_trace: return "STACK_TRACE";
+        case HprofTag::alloc_sites: return "ALLOC_SITES";
+        case HprofTag::heap_summary: return "HEAP_SUMMARY";
+        case HprofTag::start_thread: return "START_THREAD";
+        case HprofTag::end_thread: return "END_THREAD";
+        case HprofTag::heap_dump: return "HEAP_DUMP";
+        case HprofTag::cpu_samples: return "CPU_SAMPLES";
+        case HprofTag::control_settings: return "CONTROL_SETTINGS";
+        case HprofTag::heap_dump_segment: return "HEAP_DUMP_SEGMENT";
+        case HprofTag::heap_dump_end: return "HEAP_DUMP_END";
     }
     char text[32];
     std::snprintf(text, sizeof text, "record tag 0x%02x", tag);
@@ -256,17 +256,17 @@ std::variant<TopRecord, DecodeError> decode_top_record(const RecordFrame& frame,
     std::uint64_t fixed = fixed_body_length(frame.tag, id_size);
     if (fixed != 0 && frame.body_length != fixed) return length_error(frame, fixed);
     switch (frame.tag) {
-        case 0x01: return read_string(frame, in, id_size);
-        case 0x02: return read_load_class(in, id_size);
-        case 0x04: return read_stack_frame(in, id_size);
-        case 0x05: return read_stack_trace(frame, in, id_size);
-        case 0x06: return check_counted(frame, in, 34, 30, 25);  // alloc sites: u2 + 3*u4 + 2*u8 + u4 n
-        case 0x0A: return read_start_thread(in, id_size);
-        case 0x0D: return check_counted(frame, in, 8, 4, 8);  // cpu samples
-        case 0x2C:
+        case HprofTag::string: return read_string(frame, in, id_size);
+        case HprofTag::load_class: return read_load_class(in, id_size);
+        case HprofTag::stack_frame: return read_stack_frame(in, id_size);
+        case HprofTag::stack_trace: return read_stack_trace(frame, in, id_size);
+        case HprofTag::alloc_sites: return check_counted(frame, in, 34, 30, 25);  // alloc sites: u2 + 3*u4 + 2*u8 + u4 n
+        case HprofTag::start_thread: return read_start_thread(in, id_size);
+        case HprofTag::cpu_samples: return check_counted(frame, in, 8, 4, 8);  // cpu samples
+        case HprofTag::heap_dump_end:
             if (frame.body_length != 0) return length_error(frame, 0);
             return OtherRecord{frame.tag};
-        case 0x03: case 0x07: case 0x0B: case 0x0E:
+        case HprofTag::unload_class: case HprofTag::heap_summary: case HprofTag::end_thread: case HprofTag::control_settings:
             return OtherRecord{frame.tag};
         default:
             return error_at(frame.body_offset - 9, hprof_tag_name(frame.tag),

@@ -7,16 +7,15 @@
 //      same records;
 //   4. the trailers are checked against what was read (a mismatch is a warning naming both
 //      numbers; a missing "// EOF" is an error: the file was cut);
-//   5. records are mapped onto PHD's (objects name their class by type, so types are resolved
-//      to class records by name) and the heap is built by the PHD code, with the same class
-//      loaders and GC roots (ibm_heap_builder.cpp).
+//   5. the records go through the sink (objects name their class by type, so types are
+//      resolved to class records by name) to the one builder, which works out class loaders
+//      and GC roots as for PHD (inferred_roots.cpp).
 #include "classic_loader.h"
 
 #include <map>
 
-#include "ibm_heap_builder.h"
-#include "ordered_flow.h"
-#include "take.h"
+#include "ibm_sink.h"
+#include "loader_steps.h"
 
 namespace heapgraph {
 
@@ -46,65 +45,64 @@ std::string element_type(const std::string& array_type) {
     return element;
 }
 
-// Maps parsed classic records onto PHD records: PHD names an object's class by address (an
-// object array by its element class), classic text by type name.
-class ClassicToPhd {
+// The classic sink driver. Classic text names an object's class by type, PHD-style
+// formats by address: a type resolves to the class record of that name, else to a stand-in
+// class id (odd, so never an object) the namer knows by the type's name; an object array
+// names its element class.
+class ClassicSink {
 public:
-    explicit ClassicToPhd(IbmHeap& heap) : heap_(heap) {}
+    ClassicSink(IbmClassNamer& namer, std::uint32_t word_bytes) : namer_(namer), word_bytes_(word_bytes) {}
 
     void add_classes(const std::vector<ClassicRecords>& blocks) {
         for (const ClassicRecords& block : blocks)
             for (const ClassicClass& c : block.classes) by_name_.emplace(c.name, c.address);
     }
 
-    PhdRecords convert(ClassicRecords& block) {
-        PhdRecords out;
-        out.refs = std::move(block.refs);
+    IbmChunk chunk(ClassicRecords& block) {
+        IbmChunk out;
         for (const ClassicClass& c : block.classes) {
-            PhdClass& cls = out.classes.emplace_back();
-            cls.address = c.address;
-            cls.name = c.name;
-            cls.class_bytes = c.size_bytes;
-            cls.file_offset = c.file_offset;
-            cls.static_refs.assign(out.refs.begin() + c.first_ref, out.refs.begin() + c.first_ref + c.ref_count);
+            out.classes.push_back({c.address, 0, 0, java_class_name(c.name), 0, c.size_bytes, c.file_offset,
+                                   {block.refs.begin() + c.first_ref, block.refs.begin() + c.first_ref + c.ref_count}, 0});
+            out.raw_names.push_back(c.name);
         }
         // Each type name of a block is resolved once, not once per object.
-        std::vector<PhdObject> typed(block.type_names.size());
+        std::vector<SinkObject> typed(block.type_names.size());
         for (std::size_t t = 0; t < block.type_names.size(); ++t) typed[t] = typed_object(block.type_names[t]);
-        out.objects.reserve(block.objects.size());
+        BlockSink sink(out.block, nullptr);
         for (const ClassicObject& o : block.objects) {
-            PhdObject& object = out.objects.emplace_back(typed[o.type]);
+            SinkObject object = typed[o.type];
             object.address = o.address;
-            object.instance_size = o.size_bytes;
-            object.first_ref = o.first_ref;
-            object.ref_count = o.ref_count;
-            object.file_offset = o.file_offset;
+            object.shallow_bytes = ibm_object_bytes(object.kind, o.size_bytes, 0, object.element_type, word_bytes_);
+            object.position = o.file_offset;
+            sink.add_object(object, std::span<const ObjectId>(block.refs.data() + o.first_ref, o.ref_count));
         }
+        sink.finish();
         return out;
     }
 
 private:
     // An object of this type: its kind and class, the rest left for the caller.
-    PhdObject typed_object(const std::string& type) {
-        PhdObject out;
+    SinkObject typed_object(const std::string& type) {
+        SinkObject out;
         out.kind = classic_type_kind(type);  // the rule the record counts use
         if (out.kind == ObjectKind::primitive_array)
             out.element_type = static_cast<std::uint8_t>(*primitive_of(type[1]));
         else
-            out.class_address = class_address(out.kind == ObjectKind::object_array ? element_type(type) : type);
+            out.class_id = class_address(out.kind == ObjectKind::object_array ? element_type(type) : type);
         return out;
     }
 
     ObjectId class_address(const std::string& name) {
         auto found = by_name_.find(name);
         if (found != by_name_.end()) return found->second;
-        ObjectId stand_in = 2 * heap_.classes_without_records.size() + 1;  // odd: never an object
-        heap_.classes_without_records.emplace(stand_in, name);
+        ObjectId stand_in = 2 * namer_.without_records.size() + 1;  // odd: never an object
+        namer_.without_records.emplace(stand_in, name);
         by_name_.emplace(name, stand_in);
         return stand_in;
     }
 
-    IbmHeap& heap_;
+    IbmClassNamer& namer_;
+    std::uint32_t word_bytes_;
     std::map<std::string, ObjectId> by_name_;
 };
 
@@ -132,35 +130,33 @@ DecodeError cut_hint(Bytes text, DecodeError error) {
     return with_truncation_hint(std::move(error), "the file ends at " + hex_offset(text.size()) + " inside this line: ");
 }
 
-Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& info, const LoadOptions& options) {
+Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& info, LoaderFrame& frame,
+                    const LoadOptions& options) {
     Parsed parsed;
     ClassicTotals totals;
-    std::optional<DecodeError> first_error;
     std::uint64_t next = header.body_offset, line = header.body_line;
-    run_ordered_flow<ClassicBlock, Decoded>(
+    frame.decode_in_order<ClassicBlock, Decoded>(
         [&]() -> std::optional<ClassicBlock> {  // only finds where blocks end: cheap and serial
             if (next >= text.size()) return std::nullopt;
             ClassicBlock block = next_classic_block(text, next, header.body_line, kBlockBytes);
             next = block.end;
             return block;
         },
+        kBlockBytes,
         [&](const ClassicBlock& block) { return Decoded{decode_classic_block(text, header, block), classic_lines_in(text, block)}; },
-        [&](ClassicBlock block, Decoded& result) {
+        [&](ClassicBlock block, Decoded& result) -> std::optional<DecodeError> {
             block.first_line = line;
             line += result.lines;
-            if (first_error) return;
             if (std::holds_alternative<DecodeError>(result.records)) {
                 auto redone = decode_classic_block(text, header, block);
-                first_error = std::get<DecodeError>(redone.index() == 1 ? redone : result.records);
-                return;
+                return cut_hint(text, std::get<DecodeError>(redone.index() == 1 ? redone : result.records));
             }
             auto& records = std::get<ClassicRecords>(result.records);
-            if (auto error = add_classic_block(totals, records)) first_error = std::move(*error);
+            if (auto error = add_classic_block(totals, records)) return cut_hint(text, std::move(*error));
             parsed.blocks.push_back(std::move(records));
-            if (options.progress) options.progress({"decode", block.end, text.size(), "B"});
-        },
-        std::max<std::uint64_t>(2, options.bytes_in_flight / kBlockBytes));
-    if (first_error) throw DumpError(info.path, cut_hint(text, std::move(*first_error)));
+            frame.progress(block.end, text.size());
+            return std::nullopt;
+        });
     if (options.allow_truncated && !totals.eof) {
         parsed.cut = std::get<DecodeError>(check_classic_trailers(header, totals, text.size()));
         return parsed;
@@ -180,12 +176,11 @@ void count_records(DumpInfo& info, const std::vector<ClassicRecords>& blocks) {
 
 LoadedDump build(Parsed parsed, const ClassicHeader& header, DumpInfo& info, const LoadOptions& options) {
     count_records(info, parsed.blocks);
-    std::vector<PhdRecords> runs;
-    IbmHeap heap{runs, static_cast<std::uint32_t>(header.word_bytes), read_javacore_option(options, info), {}, "classic record"};
-    ClassicToPhd convert(heap);
-    convert.add_classes(parsed.blocks);
+    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "classic record"};
+    ClassicSink sink(*heap.namer, static_cast<std::uint32_t>(header.word_bytes));
+    sink.add_classes(parsed.blocks);
     for (ClassicRecords& block : parsed.blocks) {
-        runs.push_back(convert.convert(block));
+        heap.chunks.push_back(sink.chunk(block));
         block = ClassicRecords();
     }
     LoadedDump loaded = build_ibm_heap(std::move(heap), info);
@@ -205,9 +200,7 @@ Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std
 }  // namespace
 
 LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options) {
-    std::vector<StageTiming> timings;
-    StageClock clock(timings);
-    clock.start("frame");
+    LoaderFrame frame(info, options);
     ClassicHeader header = take(info, read_classic_header(file));
     std::vector<std::uint8_t> ascii;
     if (header.ebcdic) ascii = classic_ebcdic_to_ascii(file);
@@ -216,22 +209,16 @@ LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options) {
     info.format_version = "classic " + std::string(header.variant == ClassicHeader::Variant::sdk ? "sdk" : "openj9") +
                           (header.ebcdic ? " (EBCDIC)" : "") + ": " + header.version;
     info.id_size = static_cast<std::uint32_t>(header.word_bytes);
-    info.dumps_in_file = 1;
-    if (options.dump_index != 0)
-        throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
-                         " is out of range: a classic heapdump holds 1 heap dump, numbered 0");
-    clock.start("decode");
+    frame.check_single_dump("a classic heapdump");
+    frame.start("decode");
     // A cut dump is read up to its last whole record (the end of a file that ends with "// EOF").
     const std::uint64_t whole = options.allow_truncated ? classic_whole_records_end(text, header) : text.size();
-    Parsed parsed = parse_blocks(text.first(whole), header, info, options);
+    Parsed parsed = parse_blocks(text.first(whole), header, info, frame, options);
     std::optional<DecodeError> cut = parsed.cut;
-    clock.start("graph");
+    frame.stop();
     LoadedDump loaded = build(std::move(parsed), header, info, options);
     if (cut) loaded.warnings.push_back(truncation_warning(*cut, whole, text.size()));
-    clock.stop();
-    loaded.timings = std::move(timings);
-    loaded.info = std::move(info);
-    return loaded;
+    return frame.finish(std::move(loaded));
 }
 
 }  // namespace heapgraph

@@ -1,63 +1,77 @@
 #include "edge_blocks.h"
 
 #include <algorithm>
+#include <span>
 
 namespace heapgraph {
 
 namespace {
 
-void put_varint(std::vector<std::uint8_t>& out, std::uint64_t value) {
-    while (value >= 0x80) {
-        out.push_back(static_cast<std::uint8_t>(value | 0x80));
-        value >>= 7;
-    }
-    out.push_back(static_cast<std::uint8_t>(value));
-}
-
-std::uint64_t zigzag(std::int64_t value) {
-    return (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);
-}
-
 std::int64_t unzigzag(std::uint64_t value) {
     return static_cast<std::int64_t>(value >> 1) ^ -static_cast<std::int64_t>(value & 1);
 }
 
-// Objects of one class often come in runs: remember the last lookup.
-struct OrdinalCache {
-    ObjectId class_id = 0;
-    std::uint32_t ordinal = 0;
-    std::uint32_t lookup(const ClassTable& classes, ObjectId id) {
-        if (id != class_id || id == 0) {
-            auto found = classes.ordinal.find(id);
-            class_id = id;
-            ordinal = found == classes.ordinal.end() ? 0 : found->second;
-        }
-        return ordinal;
-    }
-};
-
-void encode_object(EdgeBlock& block, const HeapRecords& records, const ObjectRecord& o,
-                   const ClassTable& classes, OrdinalCache& cache, std::uint64_t& position, ObjectId& address) {
-    put_varint(block.stream, o.position - position);
-    position = o.position;
-    block.stream.push_back(static_cast<std::uint8_t>(o.kind));
-    put_varint(block.stream, zigzag(static_cast<std::int64_t>(o.id - address)));
-    address = o.id;
-    std::uint32_t ordinal = 0;
-    if (o.kind == ObjectKind::primitive_array) {
-        block.stream.push_back(o.element_type);
-    } else {
-        ordinal = cache.lookup(classes, o.class_id);
-        put_varint(block.stream, ordinal);
-        if (ordinal == 0) put_varint(block.stream, o.class_id);
-    }
-    if (o.kind != ObjectKind::instance || ordinal == 0) put_varint(block.stream, o.length);
-    put_varint(block.stream, o.ref_count);
-    for (std::uint64_t r = o.first_ref; r < o.first_ref + o.ref_count; ++r)
-        put_varint(block.stream, zigzag(static_cast<std::int64_t>(records.refs[r] - o.id)));
+void sort_unique(std::vector<ObjectId>& ids) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 }
 
 }  // namespace
+
+void BlockSink::put_varint(std::uint64_t value) {
+    while (value >= 0x80) {
+        block_.stream.push_back(static_cast<std::uint8_t>(value | 0x80));
+        value >>= 7;
+    }
+    block_.stream.push_back(static_cast<std::uint8_t>(value));
+}
+
+std::uint32_t BlockSink::ordinal_of(ObjectId class_id) {
+    if (!ordinals_) return 0;
+    if (class_id != cached_class_ || class_id == 0) {
+        auto found = ordinals_->find(class_id);
+        cached_class_ = class_id;
+        cached_ordinal_ = found == ordinals_->end() ? 0 : found->second;
+    }
+    return cached_ordinal_;
+}
+
+void BlockSink::note_key(ObjectKind kind, ObjectId id) {
+    if (last_key_.kind == kind && last_key_.id == id) return;
+    last_key_ = {kind, id};
+    bool fresh = kind == ObjectKind::primitive_array ? !primitive_keyed_.test(id) && (primitive_keyed_.set(id), true)
+                                                     : keyed_[static_cast<std::size_t>(kind)].insert(id).second;
+    if (fresh) block_.class_keys.push_back(last_key_);
+}
+
+void BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
+    put_varint(o.position - position_);
+    position_ = o.position;
+    block_.stream.push_back(static_cast<std::uint8_t>(static_cast<std::uint8_t>(o.kind) | (o.shallow_bytes ? kSized : 0)));
+    put_varint(zigzag(static_cast<std::int64_t>(o.address - address_)));
+    address_ = o.address;
+    std::uint32_t ordinal = 0;
+    if (o.kind == ObjectKind::primitive_array) {
+        block_.stream.push_back(o.element_type);
+        note_key(o.kind, o.element_type);
+    } else {
+        ordinal = ordinal_of(o.class_id);
+        put_varint(ordinal);
+        if (ordinal == 0) {
+            put_varint(o.class_id);
+            note_key(o.kind, o.class_id);
+            if (o.kind == ObjectKind::object_array) block_.unknown_classes.push_back(o.class_id);
+        }
+    }
+    if (o.kind != ObjectKind::instance || ordinal == 0) put_varint(o.length);
+    if (o.shallow_bytes) put_varint(*o.shallow_bytes);
+    put_varint(refs);
+    block_.range.add(o.address);
+    ++block_.objects;
+    block_.refs += refs;
+}
+
+void BlockSink::finish() { sort_unique(block_.unknown_classes); }
 
 std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, const ClassTable& classes) {
     // Each decoder thread reuses its record buffers: fresh ones for every 4 MiB chunk cost
@@ -70,30 +84,22 @@ std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, con
         block.deferred_on = records.deferred_on;
         return block;
     }
-    block.objects = records.objects.size();
-    block.refs = records.refs.size();
     block.roots = records.roots;
     std::copy(std::begin(records.counts), std::end(records.counts), block.counts.begin());
     thread_local std::vector<std::uint8_t> stream;
     stream.clear();
     std::swap(block.stream, stream);
-    std::uint64_t position = 0;
-    ObjectId address = 0;
-    OrdinalCache cache;
-    for (const ObjectRecord& o : records.objects) {
-        encode_object(block, records, o, classes, cache, position, address);
-        block.range.add(o.id);
-        if (o.kind == ObjectKind::object_array && cache.lookup(classes, o.class_id) == 0)
-            block.unknown_classes.push_back(o.class_id);
+    {
+        BlockSink sink(block, &classes.ordinal);
+        for (const ObjectRecord& o : records.objects) {
+            std::span<const ObjectId> refs(records.refs.data() + o.first_ref, o.ref_count);
+            sink.add_object({o.id, o.kind, o.class_id, o.element_type, o.length, std::nullopt, o.position}, refs);
+        }
+        sink.finish();
     }
-    std::sort(block.unknown_classes.begin(), block.unknown_classes.end());
-    block.unknown_classes.erase(std::unique(block.unknown_classes.begin(), block.unknown_classes.end()),
-                                block.unknown_classes.end());
     block.unreadable_instances = records.unreadable_classes.size();
     block.unreadable_classes = records.unreadable_classes;
-    std::sort(block.unreadable_classes.begin(), block.unreadable_classes.end());
-    block.unreadable_classes.erase(std::unique(block.unreadable_classes.begin(), block.unreadable_classes.end()),
-                                   block.unreadable_classes.end());
+    sort_unique(block.unreadable_classes);
     // Keep the scratch buffer for the next chunk; the block gets an exact-size copy.
     std::swap(block.stream, stream);
     block.stream.assign(stream.begin(), stream.end());
@@ -115,13 +121,15 @@ bool BlockReader::next(Entry& e) {
     if (pos_ >= block_.stream.size()) return false;
     position_ += varint();
     e.file_offset = block_.chunk_offset + position_;
-    e.kind = static_cast<ObjectKind>(block_.stream[pos_++]);
+    const std::uint8_t kind = block_.stream[pos_++];
+    e.kind = static_cast<ObjectKind>(kind & ~kSized);
     address_ += static_cast<std::uint64_t>(unzigzag(varint()));
     e.address = address_;
     e.class_ordinal = 0;
     e.raw_class_id = 0;
     e.element_type = 0;
     e.length = 0;
+    e.shallow_bytes.reset();
     if (e.kind == ObjectKind::primitive_array) {
         e.element_type = block_.stream[pos_++];
     } else {
@@ -129,6 +137,7 @@ bool BlockReader::next(Entry& e) {
         if (e.class_ordinal == 0) e.raw_class_id = varint();
     }
     if (e.kind != ObjectKind::instance || e.class_ordinal == 0) e.length = varint();
+    if (kind & kSized) e.shallow_bytes = varint();
     e.ref_count = static_cast<std::uint32_t>(varint());
     return true;
 }

@@ -2,17 +2,24 @@
 // entries, held until the CSR is built. An entry is
 //   position delta, kind byte, zigzag address delta (from the previous entry),
 //   class ordinal (instances, object arrays) or element type (primitive arrays),
-//   length (arrays), reference count, then each reference as a zigzag delta from the
-//   object's own address (heaps allocate together what refers to each other, so most
-//   deltas fit two or three bytes).
-// Null references are not stored. Class ordinal 0 means "no class dump": the raw class id
-// follows, and an instance then also has a length (its field bytes). A block costs about a third of the plain u64 records it replaces.
+//   length (arrays), the shallow size when the format gives one (kind byte | kSized),
+//   reference count, then each reference as a zigzag delta from the object's own address
+//   (heaps allocate together what refers to each other, so most deltas fit two or three bytes).
+// Null references are not stored. Class ordinal 0 means "no class record known to the
+// decoder": the raw class id follows, and an instance then also has a length (its field
+// bytes). A block costs about a third of the plain u64 records it replaces.
+//
+// BlockSink is the heap sink every format's decoder drives, one chunk at a time: add_object,
+// add_root. What it writes, the one builder (heap_builder.h) turns into the graph.
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -21,12 +28,21 @@
 
 namespace heapgraph {
 
+// A class an object names without an ordinal (see ClassKey in heap_builder.h).
+struct ClassKeyRef {
+    ObjectKind kind = ObjectKind::instance;
+    ObjectId id = 0;  // primitive arrays: the element type
+};
+
 // What decoders of one moment know about classes: layouts and the ordinal (1-based, in
 // class-dump order) of each class dump. Immutable once published to decoders.
 struct ClassTable {
     HprofContext context;
     std::unordered_map<ObjectId, std::uint32_t> ordinal;
 };
+
+// The kind byte's flag for an entry that carries its shallow size.
+inline constexpr std::uint8_t kSized = 0x80;
 
 struct EdgeBlock {
     std::vector<std::uint8_t> stream;
@@ -37,13 +53,66 @@ struct EdgeBlock {
     ObjectId deferred_on = 0;        // set: decode again once all class dumps are known
     AddressIndex::Range range;       // of the objects' addresses
     std::vector<ObjectId> unknown_classes;  // array class ids with no class dump, ascending
+    // Classes objects name by id or element type, without a class ordinal: each once, in
+    // the order of first use (ordinal-0 instances and object arrays, primitive arrays).
+    std::vector<ClassKeyRef> class_keys;
     // Instances kept without their fields (HeapRecords::unreadable_classes): how many, and
     // their classes, ascending.
     std::uint64_t unreadable_instances = 0;
     std::vector<ObjectId> unreadable_classes;
 };
 
-// Decodes a chunk and encodes it as a block (the decode node of the flow graph).
+// One object as a decoder reports it. `class_id` names the class (HPROF: of the object;
+// PHD and classic: an object array's element class); `shallow_bytes` is set when the format
+// gives the size (HPROF's come from the size model).
+struct SinkObject {
+    ObjectId address = 0;
+    ObjectKind kind = ObjectKind::instance;
+    ObjectId class_id = 0;
+    std::uint8_t element_type = 0;  // primitive arrays
+    std::uint64_t length = 0;       // arrays: elements; an instance with no class: field bytes
+    std::optional<std::uint64_t> shallow_bytes;
+    std::uint64_t position = 0;     // of the record in its chunk (file offset - chunk_offset)
+};
+
+// The per-chunk heap sink: encodes what a decoder adds into `block`. One per chunk, on the
+// decoder's thread; `ordinals` (may be null) turns class ids into class ordinals at once.
+class BlockSink {
+public:
+    BlockSink(EdgeBlock& block, const std::unordered_map<ObjectId, std::uint32_t>* ordinals)
+        : block_(block), ordinals_(ordinals) {}
+
+    // `refs`: non-null references, in record order.
+    template <typename Refs>
+    void add_object(const SinkObject& o, const Refs& refs) {
+        begin_object(o, refs.size());
+        for (ObjectId ref : refs) put_varint(zigzag(static_cast<std::int64_t>(ref - o.address)));
+    }
+    void add_root(const RootRecord& root) { block_.roots.push_back(root); }
+    void finish();  // sorts the unknown array classes
+
+private:
+    void begin_object(const SinkObject& o, std::size_t refs);
+    std::uint32_t ordinal_of(ObjectId class_id);
+    void note_key(ObjectKind kind, ObjectId id);
+    void put_varint(std::uint64_t value);
+    static std::uint64_t zigzag(std::int64_t value) {
+        return (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);
+    }
+
+    EdgeBlock& block_;
+    const std::unordered_map<ObjectId, std::uint32_t>* ordinals_;
+    std::uint64_t position_ = 0;
+    ObjectId address_ = 0;
+    ObjectId cached_class_ = 0;  // objects of one class often come in runs
+    std::uint32_t cached_ordinal_ = 0;
+    ClassKeyRef last_key_{ObjectKind::class_object, 0};
+    std::unordered_set<ObjectId> keyed_[2];  // by kind: instance, object array
+    std::bitset<256> primitive_keyed_;
+};
+
+// The HPROF sink driver: decodes a chunk and feeds its records to a BlockSink (the decode
+// node of the flow graph).
 std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, const ClassTable& classes);
 
 // Walks a block's entries in order.
@@ -59,6 +128,7 @@ public:
         ObjectId raw_class_id = 0;        // when class_ordinal is 0 for a non-primitive
         std::uint8_t element_type = 0;
         std::uint64_t length = 0;         // arrays; field bytes of an instance with no class dump
+        std::optional<std::uint64_t> shallow_bytes;  // when the format gives it
         std::uint32_t ref_count = 0;
     };
 

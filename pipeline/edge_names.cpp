@@ -60,11 +60,11 @@ public:
     // A sub-record of the pass: decoded when it is a wanted object.
     void visit(Bytes bytes, std::uint64_t pos) {
         std::uint8_t tag = bytes[pos];
-        if (tag != 0x21 && tag != 0x22) return;
+        if (tag != HprofSubTag::instance_dump && tag != HprofSubTag::object_array_dump) return;
         auto it = wanted_.find(read_id(bytes, pos + 1, id_));
         if (it == wanted_.end()) return;
         ++found_;
-        if (tag == 0x21) read_instance(bytes, pos, it->second);
+        if (tag == HprofSubTag::instance_dump) read_instance(bytes, pos, it->second);
         else read_object_array(bytes, pos, it->second);
     }
 
@@ -89,27 +89,25 @@ private:
             if (e.slot == slot && e.to == to) named_.push_back({e.from, e.slot, text});
     }
 
-    // INSTANCE DUMP: tag, id, stack serial (u4), class id, length (u4), field values. Class
-    // dump i is class i of the graph, and its reference fields are named in layout order.
+    // INSTANCE DUMP, read through the class layout as the decoder reads it. Class dump i is
+    // class i of the graph, and its reference fields are named in layout order.
     void read_instance(Bytes bytes, std::uint64_t pos, const std::vector<graph::PathEdge>& edges) {
         const NodeId from = edges.front().from;
         const std::uint32_t c = dump_.graph.class_index[from];
-        const std::uint64_t data = pos + 1 + id_ + 4 + id_ + 4;
         const auto& fields = dump_.field_names.instance_fields;
-        if (c >= source_.classes.size() || c >= fields.size() ||
-            read_id(bytes, pos + 1 + id_ + 4, id_) != source_.classes[c].class_id)
+        auto instance = read_instance_header(bytes, pos, id_);
+        if (!instance || c >= source_.classes.size() || c >= fields.size() || instance->class_id != source_.classes[c].class_id)
             return;
         const ClassLayout& layout = layouts_[c];
-        if (!layout.complete || read_id(bytes, pos + 1 + 2 * id_ + 4, 4) != layout.data_bytes ||
-            layout.references != fields[c].total)
-            return;
+        if (!layout.complete || instance->field_bytes != layout.data_bytes || layout.references != fields[c].total) return;
         std::uint32_t slot = first_slot(from);
-        layouts_.for_each_reference(c, [&](std::uint64_t offset, std::uint32_t level, std::uint32_t k) {
-            NodeId to = node_of(read_id(bytes, data + offset, id_));
-            if (to == graph::kNoNode) return;
-            if (level < fields.size() && k < fields[level].own.size()) name(edges, slot, to, fields[level].own[k]);
-            ++slot;
-        });
+        layouts_.read_references(c, bytes.data() + instance->fields_offset, id_,
+                                 [&](ObjectId value, std::uint32_t level, std::uint32_t k) {
+                                     NodeId to = node_of(value);
+                                     if (to == graph::kNoNode) return;
+                                     if (level < fields.size() && k < fields[level].own.size()) name(edges, slot, to, fields[level].own[k]);
+                                     ++slot;
+                                 });
         // A thread's locals follow its fields, in root-record order.
         for (const graph::PathEdge& e : edges)
             if (e.slot >= slot) name(edges, e.slot, e.to, local_name(local_kind(e.to)));

@@ -6,7 +6,8 @@
 //      flight; an unlimited function_node decodes each chunk into a compressed edge block;
 //      a sequencer_node restores file order; a serial node collects the blocks and drops the
 //      decoded pages of the file. Chunks that met a class not yet seen decode again at the end.
-//   3. graph: hprof_graph_builder.cpp turns the blocks into nodes, CSR and roots.
+//   3. graph: the one builder (heap_builder.cpp) turns the blocks into nodes, CSR and roots,
+//      with its HPROF steps (hprof_steps.cpp).
 #include "hprof_loader.h"
 
 #include <sys/mman.h>
@@ -21,10 +22,9 @@
 #include "edge_blocks.h"
 #include "edge_names.h"
 #include "hprof_chunker.h"
-#include "hprof_graph_builder.h"
+#include "hprof_steps.h"
+#include "loader_steps.h"
 #include "mapped_file.h"
-#include "take.h"
-#include "ordered_flow.h"
 
 namespace heapgraph {
 
@@ -51,14 +51,14 @@ void keep_top_record(TopLevel& top, const TopRecord& record, std::uint64_t recor
 
 // Heap dumps: one HEAP DUMP record each, or a run of segments closed by HEAP DUMP END.
 void group_heap_record(TopLevel& top, const RecordFrame& frame, bool& in_segments) {
-    if (frame.tag == 0x0C) {
+    if (frame.tag == HprofTag::heap_dump) {
         in_segments = false;
         top.dumps.push_back({{frame.body_offset, frame.body_length}});
-    } else if (frame.tag == 0x1C) {
+    } else if (frame.tag == HprofTag::heap_dump_segment) {
         if (!in_segments) top.dumps.emplace_back();
         in_segments = true;
         top.dumps.back().push_back({frame.body_offset, frame.body_length});
-    } else if (frame.tag == 0x2C) {
+    } else if (frame.tag == HprofTag::heap_dump_end) {
         if (!in_segments) ++top.stray_dump_ends;
         in_segments = false;
     }
@@ -68,7 +68,7 @@ void group_heap_record(TopLevel& top, const RecordFrame& frame, bool& in_segment
 // at its last whole sub-record); any other cut record is dropped.
 bool keep_cut_record(TopLevel& top, Bytes file, const CutRecord& cut, bool& in_segments) {
     top.cut = cut;
-    if (cut.header_cut || (cut.frame.tag != 0x0C && cut.frame.tag != 0x1C)) return false;
+    if (cut.header_cut || !is_heap_dump_record(cut.frame.tag)) return false;
     RecordFrame present = cut.frame;
     present.body_length = static_cast<std::uint32_t>(file.size() - present.body_offset);
     group_heap_record(top, present, in_segments);
@@ -90,9 +90,9 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated) {
         }
         const RecordFrame& frame = std::get<RecordFrame>(framed);
         ++info.records[hprof_tag_name(frame.tag)];
-        Bytes body = file.subspan(frame.body_offset, frame.tag == 0x0C || frame.tag == 0x1C ? 0 : frame.body_length);
-        if (frame.tag == 0x0C || frame.tag == 0x1C || frame.tag == 0x2C) {
-            if (frame.tag == 0x2C) take(info, decode_top_record(frame, body, top.header.id_size));
+        Bytes body = file.subspan(frame.body_offset, is_heap_dump_record(frame.tag) ? 0 : frame.body_length);
+        if (is_heap_dump_record(frame.tag) || frame.tag == HprofTag::heap_dump_end) {
+            if (frame.tag == HprofTag::heap_dump_end) take(info, decode_top_record(frame, body, top.header.id_size));
             group_heap_record(top, frame, in_segments);
         } else {
             keep_top_record(top, take(info, decode_top_record(frame, body, top.header.id_size)), offset);
@@ -227,7 +227,7 @@ Warning truncation_warning(Bytes file, const CutRecord& cut, std::optional<std::
     text += hprof_tag_name(cut.frame.tag) + " at " + hex_offset(cut.offset) + ", which claims " +
             std::to_string(cut.frame.body_length) + " bytes of which " + std::to_string(present) +
             " are there (" + std::to_string(cut.frame.body_length - present) + " lost)";
-    if (cut.frame.tag == 0x0C || cut.frame.tag == 0x1C) {
+    if (is_heap_dump_record(cut.frame.tag)) {
         std::uint64_t last = stopped_at.value_or(end);
         text += "; read up to its last whole sub-record, which ends at " + hex_offset(last) + ": " +
                 std::to_string(end - last) + " bytes of a cut sub-record ignored; " + kLostToCut;
@@ -242,14 +242,10 @@ Warning truncation_warning(Bytes file, const CutRecord& cut, std::optional<std::
 LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, bool release_pages) {
     if (!options.javacore.empty())
         throw BadRequest(info.path + ": --javacore applies to PHD dumps; HPROF records its own roots");
-    std::vector<StageTiming> timings;
-    StageClock clock(timings);
-    clock.start("frame");
+    LoaderFrame frame(info, options);
     TopLevel top = scan_top_level(file, info, options.allow_truncated);
     info.format_version = top.header.version;
     info.id_size = top.header.id_size;
-    info.dumps_in_file = static_cast<std::uint32_t>(top.dumps.size());
-    info.dump_index = options.dump_index;
     if (top.dumps.empty() && top.cut)  // --allow-truncated reads what comes before a cut: here, no heap
         fail(info, {file.size(), "end of file", "cuts the record at " + hex_offset(top.cut->offset) +
                                                     ", before any HEAP DUMP or HEAP DUMP SEGMENT record: "
@@ -257,43 +253,39 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     if (top.dumps.empty())
         fail(info, {file.size(), "end of file", "reached with no HEAP DUMP or HEAP DUMP SEGMENT record: "
                                                 "the file holds no heap dump (cut short?)"});
-    if (options.dump_index >= top.dumps.size())
-        throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
-                         " is out of range: the file holds " + std::to_string(top.dumps.size()) +
-                         " heap dump(s), numbered from 0");
+    frame.check_dump_index(static_cast<std::uint32_t>(top.dumps.size()));
 
-    clock.start("decode");
+    frame.start("decode");
     const bool last_dump = options.dump_index + 1 == top.dumps.size();
     bool last_segment_cut = top.cut && !top.cut->header_cut && last_dump &&
-                            (top.cut->frame.tag == 0x0C || top.cut->frame.tag == 0x1C);
+                            is_heap_dump_record(top.cut->frame.tag);
     // A cut segment run may have lost segments too; a whole HEAP DUMP record lost nothing.
     bool classes_lost = top.cut && last_dump && (last_segment_cut || top.unterminated_segment_runs);
     DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages,
                                       last_segment_cut, classes_lost)
                               .run();
 
-    clock.stop();
-    HprofParts parts{top.strings, top.class_names, std::move(decoded.classes), std::move(decoded.blocks), file};
-    LoadedDump loaded = build_hprof_graph(parts, info, options);  // times its own steps
+    frame.stop();
+    HprofParts hprof{top.strings, top.class_names, std::move(decoded.classes), file, info.id_size};
+    HeapParts parts = hprof_heap_parts(hprof, std::move(decoded.blocks), info);
+    LoadedDump loaded = build_heap(parts, info);  // times its own steps
     loaded.source = std::make_shared<DumpSource>(DumpSource{file, top.dumps[options.dump_index], info.id_size,
-                                                            std::move(parts.classes), release_pages, nullptr});
+                                                            std::move(hprof.classes), release_pages, nullptr});
     if (top.unterminated_segment_runs)
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,
                                    "the last heap dump segment run has no HEAP DUMP END record: "
                                    "harmless when the file is complete, a sign of truncation otherwise"});
     if (top.cut) {
         loaded.warnings.push_back(truncation_warning(file, *top.cut, decoded.stopped_at));
-        if (parts.unreadable_instances)
-            loaded.warnings.back().message += "; " + std::to_string(parts.unreadable_instances) + " instances of " +
-                                              std::to_string(parts.unreadable_classes) +
+        if (hprof.unreadable_instances)
+            loaded.warnings.back().message += "; " + std::to_string(hprof.unreadable_instances) + " instances of " +
+                                              std::to_string(hprof.unreadable_classes) +
                                               " classes whose CLASS DUMP lay after the cut: their references are lost";
     }
     if (top.stray_dump_ends)
         loaded.warnings.push_back({"stray_heap_dump_end", top.stray_dump_ends,
                                    "HEAP DUMP END records with no open segment run: ignored"});
-    loaded.timings.insert(loaded.timings.begin(), timings.begin(), timings.end());
-    loaded.info = std::move(info);
-    return loaded;
+    return frame.finish(std::move(loaded));
 }
 
 }  // namespace heapgraph

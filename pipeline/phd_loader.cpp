@@ -1,14 +1,14 @@
 // PHD -> heap graph:
 //   1. header, then one cheap pass that cuts the body into runs carrying the decoder state;
-//   2. runs decode in parallel through the HPROF flow graph (ordered_flow.h): results come
-//      back in run order, so any thread count agrees;
-//   3. the records become the heap graph, with the class loaders and GC roots PHD does not
-//      record worked out as DTFJ and Eclipse MAT do (ibm_heap_builder.cpp).
+//   2. runs decode in parallel through the flow graph every format uses (ordered_flow.h),
+//      each run's records fed to a BlockSink; results come back in run order, so any thread
+//      count agrees;
+//   3. the one builder makes the heap graph, with the class loaders and GC roots PHD does
+//      not record worked out as DTFJ and Eclipse MAT do (inferred_roots.cpp).
 #include "phd_loader.h"
 
-#include "ibm_heap_builder.h"
-#include "ordered_flow.h"
-#include "take.h"
+#include "ibm_sink.h"
+#include "loader_steps.h"
 
 namespace heapgraph {
 
@@ -24,52 +24,81 @@ Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std
                 std::to_string(file_end - read_up_to) + " bytes after it ignored; " + kLostToCut};
 }
 
+HeapClass heap_class(PhdClass& c) {
+    HeapClass out{c.address, c.super_address, 0, java_class_name(c.name), align8(c.instance_size),
+                  c.class_bytes, c.file_offset, {}, 0};
+    if (c.super_address) out.refs.push_back(c.super_address);
+    out.refs.insert(out.refs.end(), c.static_refs.begin(), c.static_refs.end());
+    return out;
+}
+
+// The PHD sink driver: a run's records into the sink's form.
+IbmChunk phd_chunk(PhdRecords& records, std::uint32_t word_bytes) {
+    IbmChunk chunk;
+    BlockSink sink(chunk.block, nullptr);
+    for (const PhdObject& o : records.objects) {
+        std::span<const ObjectId> refs(records.refs.data() + o.first_ref, o.ref_count);
+        sink.add_object({o.address, o.kind, o.class_address, o.element_type, o.length,
+                         ibm_object_bytes(o.kind, o.instance_size, o.length, o.element_type, word_bytes), o.file_offset},
+                        refs);
+    }
+    sink.finish();
+    for (PhdClass& c : records.classes) {
+        chunk.classes.push_back(heap_class(c));
+        chunk.raw_names.push_back(std::move(c.name));
+    }
+    return chunk;
+}
+
+struct DecodedRun {
+    std::variant<IbmChunk, DecodeError> chunk;
+    std::uint64_t class_refs_dropped = 0;
+    std::uint64_t counts_by_kind[16] = {};
+};
+
+DecodedRun decode_run(Bytes file, const PhdHeader& header, const PhdRun& run) {
+    DecodedRun out;
+    auto records = decode_phd_run(file, header, run);
+    if (auto* error = std::get_if<DecodeError>(&records)) {
+        out.chunk = std::move(*error);
+        return out;
+    }
+    PhdRecords& r = std::get<PhdRecords>(records);
+    out.class_refs_dropped = r.class_refs_dropped;
+    std::copy(std::begin(r.counts_by_kind), std::end(r.counts_by_kind), out.counts_by_kind);
+    out.chunk = phd_chunk(r, header.word_bytes());
+    return out;
+}
+
 }  // namespace
 
 LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
-    std::vector<StageTiming> timings;
-    StageClock clock(timings);
-    clock.start("frame");
+    LoaderFrame frame(info, options);
     PhdHeader header = take(info, read_phd_header(file));
     if (info.format.empty()) info.format = "phd";
     info.format_version = "PHD " + std::to_string(header.version) + (header.j9 ? " (J9)" : "");
     info.id_size = header.word_bytes();
-    info.dumps_in_file = 1;
-    if (options.dump_index != 0)
-        throw BadRequest(info.path + ": --dump-index " + std::to_string(options.dump_index) +
-                         " is out of range: a PHD file holds 1 heap dump, numbered 0");
+    frame.check_single_dump("a PHD file");
     std::optional<DecodeError> cut;  // the record the end of the file cuts, if one does
     std::vector<PhdRun> runs = take(info, scan_phd_runs(file, header, kRunBytes, &cut));
     if (cut && !options.allow_truncated) throw DumpError(info.path, with_truncation_hint(std::move(*cut)));
-    clock.start("decode");
-    // The same flow graph as HPROF: runs in order in, decoded in parallel, collected in order
-    // (so the first error collected is the first in the file).
-    std::vector<PhdRecords> records;
-    std::optional<DecodeError> first_error;
-    std::size_t next_run = 0;
-    run_ordered_flow<PhdRun, std::variant<PhdRecords, DecodeError>>(
-        [&]() -> std::optional<PhdRun> {
-            if (next_run == runs.size()) return std::nullopt;
-            return runs[next_run++];
-        },
-        [&](const PhdRun& run) { return decode_phd_run(file, header, run); },
-        [&](const PhdRun& run, std::variant<PhdRecords, DecodeError>& result) {
-            if (auto* error = std::get_if<DecodeError>(&result)) {
-                if (!first_error) first_error = std::move(*error);
-                return;
-            }
-            records.push_back(std::move(std::get<PhdRecords>(result)));
-            if (options.progress) options.progress({"decode", run.end, file.size(), "B"});
-        },
-        std::max<std::uint64_t>(2, options.bytes_in_flight / kRunBytes));
-    if (first_error) throw DumpError(info.path, *first_error);
-    clock.start("graph");
-    LoadedDump loaded = build_ibm_heap({records, header.word_bytes(), read_javacore_option(options, info), {}}, info);
-    clock.stop();
+    frame.start("decode");
+    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "PHD record"};
+    frame.decode_in_order<PhdRun, DecodedRun>(
+        runs, kRunBytes, [&](const PhdRun& run) { return decode_run(file, header, run); },
+        [&](const PhdRun& run, DecodedRun& result) -> std::optional<DecodeError> {
+            if (auto* error = std::get_if<DecodeError>(&result.chunk)) return std::move(*error);
+            heap.chunks.push_back(std::move(std::get<IbmChunk>(result.chunk)));
+            heap.class_refs_dropped += result.class_refs_dropped;
+            for (std::size_t k = 0; k < static_cast<std::size_t>(PhdRecordKind::count_); ++k)
+                if (result.counts_by_kind[k]) info.sub_records[phd_record_name(static_cast<PhdRecordKind>(k))] += result.counts_by_kind[k];
+            frame.progress(run.end, file.size());
+            return std::nullopt;
+        });
+    frame.stop();
+    LoadedDump loaded = build_ibm_heap(std::move(heap), info);
     if (cut) loaded.warnings.push_back(truncation_warning(*cut, runs.empty() ? header.body_offset : runs.back().end, file.size()));
-    loaded.timings = std::move(timings);
-    loaded.info = std::move(info);
-    return loaded;
+    return frame.finish(std::move(loaded));
 }
 
 }  // namespace heapgraph
