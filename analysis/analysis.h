@@ -24,48 +24,48 @@ struct Options {
     bool report = true;
     bool holders = false;            // the holders a snapshot keeps (--save, diff)
     bool release_edges = true;       // free the out and in rows once the dominators are known
-    std::function<void(const ProgressEvent&)> progress;
+    std::function<void(const ProgressEvent&)> progress{};
 };
 
 // A heap graph and what the analysis needs beside it; analyse(LoadedDump&) fills it from a
 // loaded dump. `name_edges` reads exact names of path edges back into `field_names` (HPROF).
 struct Input {
-    DumpInfo dump;
+    DumpInfo dump{};
     graph::HeapGraph& graph;
-    std::span<const std::uint64_t> addresses;  // by node id
-    std::span<const graph::Edge> weak_edges;
+    std::span<const std::uint64_t> addresses{};  // by node id
+    std::span<const graph::Edge> weak_edges{};
     graph::FieldNames* field_names = nullptr;
-    std::vector<Warning> warnings;
-    std::vector<StageTiming> timings;  // of the load, continued by the analysis
-    std::function<void(std::span<const graph::PathEdge>)> name_edges;
+    std::vector<Warning> warnings{};
+    std::vector<StageTiming> timings{};  // of the load, continued by the analysis
+    std::function<void(std::span<const graph::PathEdge>)> name_edges{};
 };
 
 struct Findings {
-    DumpInfo dump;
+    DumpInfo dump{};
     const graph::HeapGraph& graph;
-    std::span<const std::uint64_t> addresses;
-    std::string tool_version;
+    std::span<const std::uint64_t> addresses{};
+    std::string tool_version{};
     std::size_t top = 100;
     double suspect_threshold = 10;
     bool keep_unreachable = false;  // as used: asked for, or the format has no roots
-    std::vector<Warning> warnings;
-    std::vector<StageTiming> timings;
+    std::vector<Warning> warnings{};
+    std::vector<StageTiming> timings{};
 
-    graph::Summary summary;
-    graph::PathTree paths;
-    graph::Retained retained;
+    graph::Summary summary{};
+    graph::PathTree paths{};
+    graph::Retained retained{};
     bool collections_counted = false;
-    std::vector<graph::CollectionCount> collections;
-    std::vector<graph::HistogramRow> histogram, unreachable_histogram;  // in and out of the tree
-    std::vector<std::uint64_t> retained_by_class;                       // by class index
-    std::vector<graph::NodeId> dominators;                              // the `top` biggest
-    std::vector<graph::LoaderRow> class_loaders;
-    std::vector<graph::PackageRow> packages;
-    std::vector<graph::Suspect> suspects;
+    std::vector<graph::CollectionCount> collections{};
+    std::vector<graph::HistogramRow> histogram{}, unreachable_histogram{};  // in and out of the tree
+    std::vector<std::uint64_t> retained_by_class{};                       // by class index
+    std::vector<graph::NodeId> dominators{};                              // the `top` biggest
+    std::vector<graph::LoaderRow> class_loaders{};
+    std::vector<graph::PackageRow> packages{};
+    std::vector<graph::Suspect> suspects{};
     // Per suspect, per step of its path: the name of the edge into the step ("" unknown).
-    std::vector<std::vector<std::string>> suspect_fields;
+    std::vector<std::vector<std::string>> suspect_fields{};
     std::uint64_t suspects_left_out = 0;  // past SuspectOptions::max_suspects
-    std::vector<graph::Holder> holders;
+    std::vector<graph::Holder> holders{};
     double holder_min_percent = 0;
 };
 

@@ -20,7 +20,7 @@ struct RetainedOptions {
     // Free the graph's edges (out and in) as soon as the dominator step is done with each:
     // lowers the peak when nothing after needs them (the CLI's reports do not).
     bool release_edges = false;
-    Progress progress;  // of the dominator step, in four phases over the nodes
+    Progress progress{};  // of the dominator step, in four phases over the nodes
 };
 
 struct Retained;

@@ -102,8 +102,8 @@ std::uint64_t InferredLoaders::find_loader_objects(const std::vector<std::uint8_
                 ObjectId ref = reader.next_ref(e);
                 if (refs) refs->push_back(ref);
             }
-            if (loader) loaders_[e.address] = *cls;
-            else if (named) javacore_loader_class_[e.address] = *cls;
+            if (loader) loaders_[e.address] = cls.value_or(0);  // value_or: GCC cannot tell cls is set here
+            else if (named) javacore_loader_class_[e.address] = cls.value_or(0);
             if (cls && jlc && *cls == *jlc && !by_address_.count(e.address)) ++on_heap_classes;
         }
     }
