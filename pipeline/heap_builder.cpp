@@ -16,6 +16,8 @@
 //   7. HPROF: field names per class and the weak edges, for leak-suspect paths.
 #include "heap_builder.h"
 
+#include "warning_codes.h"
+
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
 
@@ -419,18 +421,16 @@ void for_each_block(std::size_t blocks, const std::function<void(std::size_t)>& 
     });
 }
 
-// The order warnings appear in, whatever step counted them.
+// A code missing from the registry is a programming error, caught by any test that meets it.
 void Warnings::add(std::string code, std::uint64_t count, std::string message) {
+    if (warning_rank(code) == warning_codes().size()) throw std::logic_error("warning code '" + code + "' is not registered");
     if (count) found_.push_back({std::move(code), count, std::move(message)});
 }
 
+// In the registry's order, whatever step counted them.
 std::vector<Warning> Warnings::in_order() && {
-    static const std::vector<std::string> order = {
-        "roots_to_missing_objects", "system_classes_as_roots", "referents_unread", "phd_class_refs_dropped",
-        "javacore_threads_missing", "dangling_references", "unnamed_classes", "class_name_strings_missing",
-        "empty_class_names", "arrays_without_class_dump"};
-    auto rank = [&](const Warning& w) { return std::find(order.begin(), order.end(), w.code) - order.begin(); };
-    std::stable_sort(found_.begin(), found_.end(), [&](const Warning& a, const Warning& b) { return rank(a) < rank(b); });
+    std::stable_sort(found_.begin(), found_.end(),
+                     [](const Warning& a, const Warning& b) { return warning_rank(a.code) < warning_rank(b.code); });
     return std::move(found_);
 }
 
