@@ -63,6 +63,8 @@ struct DumpInfo {
     bool compressed_oops = false;
     std::string size_model;  // how shallow sizes were computed
     bool roots_inferred = false;  // PHD, classic text: the dump records no GC roots
+    // References to addresses the dump does not contain, skipped (HotSpot leaves some objects out).
+    std::uint64_t dangling_references = 0;
     std::map<std::string, std::uint64_t> records;      // top-level records by name
     std::map<std::string, std::uint64_t> sub_records;  // of the chosen heap dump, by name
 };

@@ -84,6 +84,7 @@ Json summary_section(const Findings& a) {
     out["unreachable_objects"] = s.unreachable_objects;
     out["unreachable_bytes"] = s.unreachable_bytes;
     out["edges"] = s.edges;
+    out["dangling_references"] = a.dump.dangling_references;
     out["keep_unreachable"] = a.keep_unreachable;
     out["unreachable_roots"] = a.retained.unreachable_roots.size();
     out["retained_bytes_total"] = a.retained.tree.super_root_retained_bytes;
