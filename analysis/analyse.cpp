@@ -80,7 +80,7 @@ Findings analyse(Input in, const Options& options) {
     f.warnings = std::move(in.warnings);
     f.timings = std::move(in.timings);
     {
-        StageClock clock(f.timings);
+        StageClock clock(f.timings, options.progress);
         walk_edges(in, f, options, clock);
         clock.start("dominators");
         // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
@@ -102,7 +102,7 @@ Findings analyse(Input in, const Options& options) {
 Findings analyse(LoadedDump& dump, const Options& options) {
     Input in{.dump = dump.info, .graph = dump.graph, .addresses = dump.addresses, .weak_edges = dump.weak_edges,
              .field_names = &dump.field_names, .warnings = dump.warnings, .timings = std::move(dump.timings)};
-    in.name_edges = [&dump](std::span<const graph::PathEdge> edges) { name_edges(dump, edges); };
+    in.name_edges = [&dump, &options](std::span<const graph::PathEdge> edges) { name_edges(dump, edges, options.progress); };
     return analyse(std::move(in), options);
 }
 

@@ -14,14 +14,19 @@ namespace {
 using namespace heapgraph;
 using namespace heapgraph::cli;
 
-int write_reports(const AnalyzeArgs& args, analysis::Findings& f) {
+std::function<void(const ProgressEvent&)> progress_to(reports::ProgressPrinter& printer) {
+    return [&printer](const ProgressEvent& e) { printer.update(e.stage, e.done, e.total, e.unit); };
+}
+
+int write_reports(const AnalyzeArgs& args, analysis::Findings& f, reports::ProgressPrinter* printer) {
     return writing([&] {
-        StageClock clock(f.timings);
+        StageClock clock(f.timings, printer ? progress_to(*printer) : nullptr);
         clock.start("report");  // measured up to the writes: --timings goes into the JSON
         if (!args.objects_tsv.empty()) write_output(args.objects_tsv, [&](std::ostream& out) { reports::write_objects_tsv(f, out); });
         std::string json = args.json.empty() ? "" : reports::json_report(f);
         std::string html = args.html.empty() ? "" : reports::html_report(f);
         clock.stop();
+        if (printer) printer->finish();
         if (args.timings) reports::print_timings(f.timings, std::cerr);
         if (args.timings && !json.empty()) json = reports::add_timings(std::move(json), f.timings);
         if (!json.empty()) write_output(args.json, [&](std::ostream& out) { out << json; });
@@ -37,7 +42,7 @@ int analyze(const AnalyzeArgs& args) {
     LoadOptions load = args.load;
     if (!args.quiet && (args.progress == "always" || (args.progress == "auto" && ::isatty(STDERR_FILENO)))) {
         printer = std::make_shared<reports::ProgressPrinter>(std::cerr);
-        load.progress = [printer](const ProgressEvent& e) { printer->update(e.stage, e.done, e.total, e.unit); };
+        load.progress = progress_to(*printer);
     }
     try {
         auto& dump = never_freed(new LoadedDump(load_dump(args.dump, load)));
@@ -45,8 +50,7 @@ int analyze(const AnalyzeArgs& args) {
         auto& findings = never_freed(new analysis::Findings(analysis::analyse(
             dump, {.top = args.top, .suspect_threshold = args.suspect_threshold, .keep_unreachable = args.keep_unreachable,
                    .holders = !args.save.empty(), .progress = load.progress})));
-        if (printer) printer->finish();
-        return write_reports(args, findings);
+        return write_reports(args, findings, printer.get());
     } catch (const std::exception& e) {  // DumpError, UnreadableDump, BadRequest, out of memory
         return exit_code_for(e, args.dump);
     }

@@ -66,27 +66,34 @@ std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId>
 // Incoming rows from outgoing ones. Each worker owns a range of targets and scans every
 // edge, sources ascending: no atomics, and every incoming row comes out sorted by source,
 // the same for any number of workers.
-Csr transpose(const Csr& out) {
+Csr transpose(const Csr& out, const Progress& progress) {
     const std::size_t n = out.offsets.size() - 1;
     const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(
         static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()), n / 65536 + 1));
     auto owner_range = [&](std::size_t p) { return std::pair<NodeId, NodeId>(n * p / parts, n * (p + 1) / parts); };
+    // Every worker walks all rows twice (count, then scatter); the first one draws the bar.
+    const Progress none;
+    auto ticker = [&](std::size_t p, std::uint64_t start) { return Ticker(p == 0 ? progress : none, 2 * n, start); };
     Csr in;
     in.offsets.assign(n + 1, 0);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         auto [lo, hi] = owner_range(p);
-        for (NodeId w : out.targets)
-            if (w >= lo && w < hi) ++in.offsets[w + 1];
+        Ticker tick = ticker(p, 0);
+        for (NodeId v = 0; v < n; ++v, tick.step())
+            for (NodeId w : out.of(v))
+                if (w >= lo && w < hi) ++in.offsets[w + 1];
     });
     for (std::size_t v = 0; v < n; ++v) in.offsets[v + 1] += in.offsets[v];
     in.targets.resize(out.targets.size());
     std::vector<std::uint64_t> cursor(in.offsets.begin(), in.offsets.end() - 1);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         auto [lo, hi] = owner_range(p);
-        for (NodeId v = 0; v < n; ++v)
+        Ticker tick = ticker(p, n);
+        for (NodeId v = 0; v < n; ++v, tick.step())
             for (NodeId w : out.of(v))
                 if (w >= lo && w < hi) in.targets[cursor[w]++] = v;
     });
+    if (progress) progress(2 * n, 2 * n);
     return in;
 }
 
@@ -108,7 +115,7 @@ HeapGraph build_heap_graph(HeapInput input) {
                            graph.root_nodes.end());
     // Both only read the outgoing rows: the walk runs beside the transpose.
     tbb::parallel_invoke(
-        [&] { graph.in = input.out ? transpose(graph.out) : make_csr(input.edges, nodes, false); },
+        [&] { graph.in = input.out ? transpose(graph.out, input.progress) : make_csr(input.edges, nodes, false); },
         [&] { graph.reachable = mark_reachable(graph.out, graph.root_nodes); });
     return graph;
 }

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "progress.h"
+
 namespace heapgraph::graph {
 
 using NodeId = std::uint32_t;
@@ -47,6 +49,7 @@ struct HeapInput {
     struct Csr* out = nullptr;  // ... or outgoing rows already built (moved from)
     std::vector<GcRoot> roots;
     std::vector<std::string> root_kind_names;
+    Progress progress{};  // of the transpose
 };
 
 // Compressed sparse rows: the neighbours of v are targets[offsets[v] .. offsets[v+1]).
@@ -76,7 +79,7 @@ struct HeapGraph {
 // Builds both CSRs (count degrees, prefix sum, scatter, as gapbs does) and marks reachability.
 // Given outgoing rows, it only transposes them (in parallel; each incoming row sorted).
 HeapGraph build_heap_graph(HeapInput input);
-Csr transpose(const Csr& out);
+Csr transpose(const Csr& out, const Progress& progress = {});
 
 // Nodes reachable from `starts` along out-edges, as a 0/1 mark per node.
 std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts);

@@ -183,6 +183,7 @@ LoadedDump build(Parsed parsed, const ClassicHeader& header, DumpInfo& info, con
         heap.chunks.push_back(sink.chunk(block));
         block = ClassicRecords();
     }
+    heap.progress = options.progress;
     LoadedDump loaded = build_ibm_heap(std::move(heap), info);
     for (std::string& text : parsed.warnings) loaded.warnings.push_back({"classic_trailer_mismatch", 1, std::move(text)});
     return loaded;

@@ -147,7 +147,7 @@ private:
 
 }  // namespace
 
-void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges) {
+void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges, const std::function<void(const ProgressEvent&)>& progress) {
     if (!dump.source || edges.empty()) return;
     const DumpSource& source = *dump.source;
     EdgeNamer namer(dump, source);
@@ -166,6 +166,7 @@ void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges) {
             pos += *whole;
         }
         if (source.release_pages && (*chunk)->owned.empty()) release_pages(bytes);
+        if (progress) progress({"path names", chunker.done_bytes(), chunker.total_bytes(), "B"});
     }
     if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
     auto& exact = dump.field_names.exact;

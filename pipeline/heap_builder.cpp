@@ -63,7 +63,7 @@ public:
 
     LoadedDump build() {
         LoadedDump loaded;
-        StageClock clock(loaded.timings);
+        StageClock clock(loaded.timings, parts_.progress);
         clock.start("index");
         index_addresses();
         make_class_table();
@@ -87,6 +87,10 @@ public:
         clock.start("transpose");
         loaded.addresses = std::move(addresses_);
         input_.out = &out_;
+        if (parts_.progress)
+            input_.progress = [this](std::uint64_t done, std::uint64_t total) {
+                parts_.progress({"transpose", done, total, "rows"});
+            };
         loaded.graph = graph::build_heap_graph(std::move(input_));
         warn_dangling(loaded.graph.edges);
         loaded.warnings = std::move(parts_.warnings).in_order();
@@ -94,6 +98,16 @@ public:
     }
 
 private:
+    // for_each_block with a bar: blocks done of all.
+    void blocks_pass(const char* stage, const std::function<void(std::size_t)>& body) {
+        std::atomic<std::uint64_t> done = 0;
+        const std::uint64_t total = parts_.blocks.size();
+        for_each_block(total, [&](std::size_t b) {
+            body(b);
+            if (parts_.progress) parts_.progress({stage, ++done, total, "blocks"});
+        });
+    }
+
     // HotSpot routinely dumps references to objects it leaves out (JDK 6 and 7: 1-17% of
     // the references of the corpus dumps). The count is a summary figure; only a share no
     // complete dump shows is a warning (warning_codes.cpp).
@@ -132,7 +146,7 @@ private:
         auto note_null = [&](std::uint64_t offset) {
             if (!first_null || offset < *first_null) first_null = offset;
         };
-        for_each_block(parts_.blocks.size(), [&](std::size_t b) {
+        blocks_pass("index", [&](std::size_t b) {
             each_entry(parts_.blocks[b], [&](const BlockReader::Entry& e) {
                 if (e.address == 0) {  // null: such an object could never be referenced (fuzz finding)
                     std::lock_guard lock(mutex);
@@ -240,7 +254,7 @@ private:
         input_.shallow_bytes.assign(n, 0);  // HPROF: array lengths until the size model is known
         out_.offsets.assign(n + 1, 0);      // degrees at offsets[v + 1] until the prefix sum
         std::atomic<std::uint64_t> dangling = 0;
-        for_each_block(parts_.blocks.size(), [&](std::size_t b) { dangling += fill_block_nodes(parts_.blocks[b]); });
+        blocks_pass("nodes", [&](std::size_t b) { dangling += fill_block_nodes(parts_.blocks[b]); });
         for (const HeapClass& c : parts_.classes) fill_class_node(c);
         dangling_ += dangling;
     }
@@ -378,7 +392,7 @@ private:
         for (const graph::Edge& e : extra_edges_) ++out_.offsets[e.from + 1];
         for (std::size_t v = 0; v + 1 < out_.offsets.size(); ++v) out_.offsets[v + 1] += out_.offsets[v];
         out_.targets.assign(out_.offsets.back(), 0);
-        for_each_block(parts_.blocks.size(), [&](std::size_t b) { scatter_block(parts_.blocks[b]); });
+        blocks_pass("edges", [&](std::size_t b) { scatter_block(parts_.blocks[b]); });
         for (const HeapClass& c : parts_.classes) {
             std::uint64_t at = out_.offsets[node_of(c.id)];
             class_edges(c, [&](NodeId to) {

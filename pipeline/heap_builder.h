@@ -82,6 +82,8 @@ struct HeapParts {
     // ("<element>[]", the element's loader), and a class is known by its name.
     bool objects_name_records = false;
     // Errors about the records name this ("heap dump", "PHD record", "classic record").
+    // The loader's progress callback: the builder draws a bar for each of its steps.
+    std::function<void(const ProgressEvent&)> progress;
     std::string record_name = "heap dump";
     std::string null_address = "dumps an object at id 0, which HPROF reserves for null";
     Warnings warnings;

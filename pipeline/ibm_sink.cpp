@@ -37,6 +37,7 @@ LoadedDump build_ibm_heap(IbmHeap heap, DumpInfo& info) {
     parts.namer = std::move(heap.namer);
     parts.objects_name_records = true;
     parts.record_name = heap.record_name;
+    parts.progress = std::move(heap.progress);
     parts.null_address = "places an object at address 0, which is null";
     parts.inferred = &inferred;
     parts.warnings.add("phd_class_refs_dropped", heap.class_refs_dropped,

@@ -96,6 +96,7 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
             return std::nullopt;
         });
     frame.stop();
+    heap.progress = options.progress;
     LoadedDump loaded = build_ibm_heap(std::move(heap), info);
     if (cut) loaded.warnings.push_back(truncation_warning(*cut, runs.empty() ? header.body_offset : runs.back().end, file.size()));
     return frame.finish(std::move(loaded));

@@ -106,18 +106,24 @@ void cut_long_names(LoadedDump& dump);
 // dump.field_names.exact: HPROF field names and object-array indexes ("[12]"), read back
 // from the source objects' records in one pass over the heap dump, which stops when all are
 // found. Does nothing for PHD and classic text (docs/suspects.md).
-void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges);
+// `progress` draws the pass over the dump.
+void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges,
+                const std::function<void(const ProgressEvent&)>& progress = {});
 
-// Times stages: start() names the next stage and closes the previous one.
+// Times stages: start() names the next stage and closes the previous one. Given a progress
+// callback, it draws each stage's start and end, a sign of life for the stages that draw no
+// bar of their own.
 class StageClock {
 public:
-    explicit StageClock(std::vector<StageTiming>& out) : out_(out) {}
+    explicit StageClock(std::vector<StageTiming>& out, std::function<void(const ProgressEvent&)> progress = {})
+        : out_(out), progress_(std::move(progress)) {}
     ~StageClock() { stop(); }
     void start(std::string stage);
     void stop();
 
 private:
     std::vector<StageTiming>& out_;
+    std::function<void(const ProgressEvent&)> progress_;
     std::string stage_;
     double started_ = 0;
 };

@@ -41,10 +41,12 @@ void StageClock::start(std::string stage) {
     stage_ = std::move(stage);
     set_current_stage(stage_);
     started_ = now_seconds();
+    if (progress_) progress_({stage_.c_str(), 0, 1, "steps"});
 }
 
 void StageClock::stop() {
     if (stage_.empty()) return;
+    if (progress_) progress_({stage_.c_str(), 1, 1, "steps"});
     out_.push_back({stage_, now_seconds() - started_, peak_rss_bytes()});
     stage_.clear();
 }
