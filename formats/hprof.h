@@ -63,6 +63,8 @@ struct RecordFrame {
 
 std::string hprof_tag_name(std::uint8_t tag);
 std::string hprof_sub_tag_name(std::uint8_t tag);
+// "record tag 0x2a": the name of a tag no list knows.
+std::string unknown_tag_name(const char* what, std::uint8_t tag);
 
 // Reads the 9-byte record header at `offset`; checks the tag is known and the body fits.
 std::variant<RecordFrame, DecodeError> read_record_frame(Bytes file, std::uint64_t offset);

@@ -140,9 +140,7 @@ std::string hprof_sub_tag_name(std::uint8_t tag) {
         case HprofSubTag::primitive_array_nodata: return "PRIMITIVE_ARRAY_NODATA";
         case HprofSubTag::heap_dump_info: return "HEAP_DUMP_INFO";
     }
-    char text[32];
-    std::snprintf(text, sizeof text, "sub-record tag 0x%02x", tag);
-    return text;
+    return unknown_tag_name("sub-record tag", tag);
 }
 
 std::uint64_t HeapChunk::file_offset(std::uint64_t chunk_pos) const {

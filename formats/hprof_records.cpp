@@ -100,6 +100,12 @@ std::string utf8_from_modified(std::string_view text) {
     return out;
 }
 
+std::string unknown_tag_name(const char* what, std::uint8_t tag) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%s 0x%02x", what, tag);
+    return text;
+}
+
 std::string hprof_tag_name(std::uint8_t tag) {
     switch (tag) {
         case HprofTag::string: return "STRING";
@@ -117,9 +123,7 @@ std::string hprof_tag_name(std::uint8_t tag) {
         case HprofTag::heap_dump_segment: return "HEAP_DUMP_SEGMENT";
         case HprofTag::heap_dump_end: return "HEAP_DUMP_END";
     }
-    char text[32];
-    std::snprintf(text, sizeof text, "record tag 0x%02x", tag);
-    return text;
+    return unknown_tag_name("record tag", tag);
 }
 
 std::variant<HprofHeader, DecodeError> read_hprof_header(Bytes file) {
