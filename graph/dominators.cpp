@@ -111,7 +111,9 @@ private:
     std::vector<DfsIndex> path_;
 };
 
-std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<const NodeId> roots, const Progress& progress) {
+// `evaluated` counts the reached nodes that needed a search: roots and shared objects.
+std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<const NodeId> roots,
+                                     std::uint64_t& evaluated, const Progress& progress) {
     const std::size_t size = n.vertex.size();
     Ticker tick(progress, 4 * n.number.size(), n.number.size());
     std::vector<std::uint8_t> is_root(n.number.size(), 0);
@@ -119,8 +121,12 @@ std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::spa
     LinkEval forest(size);
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {
         NodeId node = n.vertex[w];
-        DfsIndex semi = is_root[node] ? 0 : w;  // the super root's edge
-        for (NodeId pred : in.of(node)) {
+        // An object with one referrer has no row: its referrer is its DFS parent and its
+        // semidominator (and, in step 3, its immediate dominator) without a search.
+        std::span<const NodeId> preds = in.of(node);
+        DfsIndex semi = is_root[node] ? 0 : preds.empty() ? n.parent[w] : w;  // 0: the super root's edge
+        evaluated += is_root[node] || !preds.empty();
+        for (NodeId pred : preds) {
             DfsIndex v = n.number[pred];
             if (v == kNone) continue;  // an unreached referrer does not dominate anything
             semi = std::min(semi, v < w ? v : forest.semi(forest.eval(v)));
@@ -188,12 +194,15 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     const std::uint32_t nodes = static_cast<std::uint32_t>(out.offsets.size() - 1);
     Numbering n = number_nodes(out, roots, nodes, progress);
     release(out);
-    std::vector<DfsIndex> idom = semidominators(n, in, roots, progress);
+    std::uint64_t condensed = 0;
+    std::vector<DfsIndex> idom = semidominators(n, in, roots, condensed, progress);
     release(in);
     n.number = {};
     immediate_dominators(n.parent, idom, nodes, progress);
     n.parent = {};
-    return fill_tree(n, idom, shallow, nodes, progress);
+    DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
+    tree.condensed_nodes = condensed;
+    return tree;
 }
 
 }  // namespace

@@ -36,6 +36,9 @@ struct DominatorTree {
     std::vector<std::uint32_t> retained_objects;
     std::vector<NodeId> preorder;               // reached nodes in DFS order from the super root
     std::uint64_t super_root_retained_bytes = 0;
+    // Reached nodes with two or more referrers, and the roots: the only ones the general
+    // algorithm searches (each other node's one referrer is its immediate dominator).
+    std::uint64_t condensed_nodes = 0;
 };
 
 // Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path

@@ -1,4 +1,4 @@
-// Edge list -> CSR (outgoing and incoming) -> reachability from the GC roots.
+// Edge list -> CSR (outgoing, and incoming for shared objects) -> reachability from the GC roots.
 // The CSR build follows gapbs' MakeCSR in named steps: count degrees, prefix sum, scatter.
 // Scatter keeps edge-list order within a node, so the result does not depend on threads.
 #include "graph.h"
@@ -14,10 +14,9 @@ namespace heapgraph::graph {
 
 namespace {
 
-std::vector<std::uint64_t> count_degrees(const std::vector<Edge>& edges, std::uint32_t nodes,
-                                         bool outgoing) {
+std::vector<std::uint64_t> count_degrees(const std::vector<Edge>& edges, std::uint32_t nodes) {
     std::vector<std::uint64_t> degrees(static_cast<std::size_t>(nodes) + 1, 0);
-    for (const Edge& e : edges) ++degrees[outgoing ? e.from : e.to];
+    for (const Edge& e : edges) ++degrees[e.from];
     return degrees;
 }
 
@@ -31,16 +30,13 @@ void prefix_sum(std::vector<std::uint64_t>& degrees) {
     }
 }
 
-Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes, bool outgoing) {
+Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes) {
     Csr csr;
-    csr.offsets = count_degrees(edges, nodes, outgoing);
+    csr.offsets = count_degrees(edges, nodes);
     prefix_sum(csr.offsets);
     csr.targets.resize(edges.size());
     std::vector<std::uint64_t> next(csr.offsets.begin(), csr.offsets.end() - 1);
-    for (const Edge& e : edges) {
-        NodeId row = outgoing ? e.from : e.to;
-        csr.targets[next[row]++] = outgoing ? e.to : e.from;
-    }
+    for (const Edge& e : edges) csr.targets[next[e.from]++] = e.to;
     return csr;
 }
 
@@ -63,36 +59,65 @@ std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId>
     return seen;
 }
 
-// Incoming rows from outgoing ones. Each worker owns a range of targets and scans every
-// edge, sources ascending: no atomics, and every incoming row comes out sorted by source,
-// the same for any number of workers.
+namespace {
+
+// Rows of fewer than two referrers become empty: an object with one referrer is immediately
+// dominated by it, and no step reads its row. `counts[w + 1]` holds w's referrers on entry;
+// on return `offsets[w]` is w's row start and `multi[w]` says whether it has a row.
+std::vector<std::uint8_t> keep_shared_rows(std::vector<std::uint64_t>& offsets) {
+    const std::size_t n = offsets.size() - 1;
+    std::vector<std::uint8_t> multi(n, 0);
+    for (std::size_t v = 0; v < n; ++v) {
+        multi[v] = offsets[v + 1] >= 2;
+        if (!multi[v]) offsets[v + 1] = 0;
+        offsets[v + 1] += offsets[v];
+    }
+    return multi;
+}
+
+}  // namespace
+
+// Referrer rows from outgoing ones, for the objects with two or more referrers only (most
+// heap objects have one: their rows would hold most of the edges and serve no step). Each
+// worker owns a range of targets and scans every edge, sources ascending: no atomics, and
+// every row comes out sorted by source, the same for any number of workers.
 Csr transpose(const Csr& out, const Progress& progress) {
     const std::size_t n = out.offsets.size() - 1;
     const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(
         static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()), n / 65536 + 1));
     auto owner_range = [&](std::size_t p) { return std::pair<NodeId, NodeId>(n * p / parts, n * (p + 1) / parts); };
-    // Every worker walks all rows twice (count, then scatter); the first one draws the bar.
+    // Every worker walks all edges twice (count, then scatter); the first one draws the bar.
     const Progress none;
-    auto ticker = [&](std::size_t p, std::uint64_t start) { return Ticker(p == 0 ? progress : none, 2 * n, start); };
     Csr in;
     in.offsets.assign(n + 1, 0);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         auto [lo, hi] = owner_range(p);
-        Ticker tick = ticker(p, 0);
-        for (NodeId v = 0; v < n; ++v, tick.step())
-            for (NodeId w : out.of(v))
+        // A flat pass over the targets (rows cost a second load per node); the bar moves
+        // by slices of the targets, counted as their share of the rows.
+        const std::size_t edges = out.targets.size();
+        constexpr std::size_t kSlice = std::size_t{1} << 22;
+        for (std::size_t begin = 0; begin < edges; begin += kSlice) {
+            const std::size_t end = std::min(edges, begin + kSlice);
+            for (std::size_t e = begin; e < end; ++e) {
+                NodeId w = out.targets[e];
                 if (w >= lo && w < hi) ++in.offsets[w + 1];
+            }
+            if (p == 0 && progress) progress(static_cast<std::uint64_t>(static_cast<double>(n) * end / edges), 2 * n);
+        }
     });
-    for (std::size_t v = 0; v < n; ++v) in.offsets[v + 1] += in.offsets[v];
-    in.targets.resize(out.targets.size());
-    std::vector<std::uint64_t> cursor(in.offsets.begin(), in.offsets.end() - 1);
+    const std::vector<std::uint8_t> multi = keep_shared_rows(in.offsets);
+    in.targets.resize(in.offsets[n]);
+    // offsets[w] is w's cursor while scattering, which leaves it at w's row end: shifting
+    // by one afterwards gives the row starts back without a second array of cursors.
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         auto [lo, hi] = owner_range(p);
-        Ticker tick = ticker(p, n);
+        Ticker tick(p == 0 ? progress : none, 2 * n, n);
         for (NodeId v = 0; v < n; ++v, tick.step())
             for (NodeId w : out.of(v))
-                if (w >= lo && w < hi) in.targets[cursor[w]++] = v;
+                if (w >= lo && w < hi && multi[w]) in.targets[in.offsets[w]++] = v;
     });
+    for (std::size_t v = n; v > 0; --v) in.offsets[v] = in.offsets[v - 1];
+    in.offsets[0] = 0;
     if (progress) progress(2 * n, 2 * n);
     return in;
 }
@@ -100,7 +125,7 @@ Csr transpose(const Csr& out, const Progress& progress) {
 HeapGraph build_heap_graph(HeapInput input) {
     HeapGraph graph;
     std::uint32_t nodes = static_cast<std::uint32_t>(input.kind.size());
-    graph.out = input.out ? std::move(*input.out) : make_csr(input.edges, nodes, true);
+    graph.out = input.out ? std::move(*input.out) : make_csr(input.edges, nodes);
     graph.edges = graph.out.targets.size();
     graph.kind = std::move(input.kind);
     graph.class_index = std::move(input.class_index);
@@ -115,7 +140,7 @@ HeapGraph build_heap_graph(HeapInput input) {
                            graph.root_nodes.end());
     // Both only read the outgoing rows: the walk runs beside the transpose.
     tbb::parallel_invoke(
-        [&] { graph.in = input.out ? transpose(graph.out, input.progress) : make_csr(input.edges, nodes, false); },
+        [&] { graph.in = transpose(graph.out, input.progress); },
         [&] { graph.reachable = mark_reachable(graph.out, graph.root_nodes); });
     return graph;
 }

@@ -66,7 +66,10 @@ struct HeapGraph {
     std::vector<std::uint32_t> class_index;
     std::vector<std::uint64_t> shallow_bytes;
     std::vector<ClassInfo> classes;
-    Csr out, in;
+    Csr out;
+    // Referrers, only of objects with two or more (the rest have an empty row): all the
+    // dominator step needs, since one referrer is the immediate dominator (docs/dominators.md).
+    Csr in;
     std::vector<GcRoot> roots;  // one entry per root record, as the dump lists them
     std::vector<std::string> root_kind_names;
     std::vector<NodeId> root_nodes;      // distinct nodes of global roots, ascending
@@ -76,9 +79,10 @@ struct HeapGraph {
     std::uint32_t node_count() const { return static_cast<std::uint32_t>(kind.size()); }
 };
 
-// Builds both CSRs (count degrees, prefix sum, scatter, as gapbs does) and marks reachability.
-// Given outgoing rows, it only transposes them (in parallel; each incoming row sorted).
+// Builds the outgoing rows from an edge list (count degrees, prefix sum, scatter, as gapbs
+// does) unless given them, transposes them and marks reachability.
 HeapGraph build_heap_graph(HeapInput input);
+// Referrer rows of the objects with two or more referrers, each sorted by source.
 Csr transpose(const Csr& out, const Progress& progress = {});
 
 // Nodes reachable from `starts` along out-edges, as a 0/1 mark per node.

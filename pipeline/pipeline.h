@@ -45,6 +45,7 @@ struct StageTiming {
     std::string stage;
     double seconds = 0;
     std::uint64_t peak_rss_bytes = 0;
+    std::string note;  // what the stage worked on, when that explains its time ("condensed ...")
 };
 std::uint64_t peak_rss_bytes();  // of this process so far
 // The stage last started by any StageClock ("decode", "dominators"): names where memory ran out.
@@ -120,11 +121,12 @@ public:
     ~StageClock() { stop(); }
     void start(std::string stage);
     void stop();
+    void note(std::string text) { note_ = std::move(text); }  // for the stage running now
 
 private:
     std::vector<StageTiming>& out_;
     std::function<void(const ProgressEvent&)> progress_;
-    std::string stage_;
+    std::string stage_, note_;
     double started_ = 0;
 };
 

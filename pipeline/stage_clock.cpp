@@ -47,8 +47,9 @@ void StageClock::start(std::string stage) {
 void StageClock::stop() {
     if (stage_.empty()) return;
     if (progress_) progress_({stage_.c_str(), 1, 1, "steps"});
-    out_.push_back({stage_, now_seconds() - started_, peak_rss_bytes()});
+    out_.push_back({stage_, now_seconds() - started_, peak_rss_bytes(), std::move(note_)});
     stage_.clear();
+    note_.clear();
 }
 
 }  // namespace heapgraph

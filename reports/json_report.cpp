@@ -494,8 +494,11 @@ std::string json_report(const Findings& a) { return text_of(json_document(a)) + 
 // built, so measuring the report stage does not mean building the report twice.
 std::string add_timings(std::string json, const std::vector<StageTiming>& timings) {
     Json list = Json::array();
-    for (const StageTiming& t : timings)
-        list.push_back(Json{{"stage", t.stage}, {"seconds", t.seconds}, {"peak_rss_bytes", t.peak_rss_bytes}});
+    for (const StageTiming& t : timings) {
+        Json entry{{"stage", t.stage}, {"seconds", t.seconds}, {"peak_rss_bytes", t.peak_rss_bytes}};
+        if (!t.note.empty()) entry["note"] = t.note;
+        list.push_back(std::move(entry));
+    }
     std::string entry = text_of(Json{{"timings", std::move(list)}});  // "{\n  \"timings\": [...]\n}"
     std::size_t close = json.rfind('}');
     std::string body = entry.substr(1, entry.size() - 2);               // "\n  \"timings\": [...]\n"

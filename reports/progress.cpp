@@ -62,7 +62,8 @@ void print_timings(const std::vector<StageTiming>& timings, std::ostream& out) {
     for (const StageTiming& t : timings) {
         total += t.seconds;
         out << std::left << std::setw(12) << t.stage << std::right << std::setw(8) << std::fixed
-            << std::setprecision(2) << t.seconds << "   " << human(static_cast<double>(t.peak_rss_bytes), "B") << "\n";
+            << std::setprecision(2) << t.seconds << "   " << std::setw(9) << human(static_cast<double>(t.peak_rss_bytes), "B")
+            << (t.note.empty() ? "" : "   " + t.note) << "\n";
     }
     out << std::left << std::setw(12) << "total" << std::right << std::setw(8) << total << "\n";
 }

@@ -292,6 +292,23 @@ std::vector<std::string> corpus_files() {
 
 }  // namespace
 
+TEST_CASE("dominators: the referrer rows hold only objects with two or more referrers, sorted, duplicates kept") {
+    // 0 -> 1, 0 -> 2, 3 -> 2, 2 -> 3, 3 -> 3, 1 -> 4, 1 -> 4 (twice: two fields)
+    TestGraph g{5, {{3, 2}, {0, 1}, {0, 2}, {2, 3}, {3, 3}, {1, 4}, {1, 4}}, {0}};
+    graph::Csr out = make_csr(g.edges, g.nodes, true);
+    graph::Csr in = graph::transpose(out);
+    REQUIRE(in.offsets.size() == 6);
+    CHECK(in.of(0).empty());
+    CHECK(in.of(1).empty());  // one referrer: no row
+    CHECK(std::vector<NodeId>(in.of(2).begin(), in.of(2).end()) == std::vector<NodeId>{0, 3});
+    CHECK(std::vector<NodeId>(in.of(3).begin(), in.of(3).end()) == std::vector<NodeId>{2, 3});
+    CHECK(std::vector<NodeId>(in.of(4).begin(), in.of(4).end()) == std::vector<NodeId>{1, 1});
+    CHECK(in.targets.size() == 6);
+    graph::DominatorTree tree = graph::compute_dominators(out, in, g.roots, shallow_sizes(g.nodes));
+    CHECK(tree.idom == std::vector<NodeId>{kSuperRoot, 0, 0, 2, 1});
+    CHECK(tree.condensed_nodes == 4);  // the root, 2, 3 and 4
+}
+
 TEST_CASE("dominators: an empty graph has an empty tree and a super root that retains nothing") {
     TestGraph g{0, {}, {}};
     Computed c = compute(g);
@@ -362,7 +379,7 @@ TEST_CASE("dominators: twenty thousand random graphs get Boost's Lengauer-Tarjan
     constexpr int kGraphs = 20'000;
     RandomGraphs graphs(20240611);
     int failures = 0, with_unreached_referrers = 0, with_self_loops = 0, with_duplicates = 0, with_no_root = 0;
-    std::uint64_t nodes = 0, edges = 0;
+    std::uint64_t nodes = 0, edges = 0, condensed_nodes = 0, reached_nodes = 0;
     for (int i = 0; i < kGraphs; ++i) {
         TestGraph g = graphs.next();
         nodes += g.nodes;
@@ -370,6 +387,12 @@ TEST_CASE("dominators: twenty thousand random graphs get Boost's Lengauer-Tarjan
         Computed c = compute(g);
         std::vector<NodeId> oracle = test::boost_idoms(c.out, g.roots);
         std::string problems = tree_problems(c.tree, oracle, c.shallow);
+        // The graph's own referrer rows (shared objects only) give the same tree.
+        graph::DominatorTree condensed = graph::compute_dominators(c.out, graph::transpose(c.out), g.roots, c.shallow);
+        if (condensed.idom != c.tree.idom || condensed.retained_bytes != c.tree.retained_bytes)
+            problems += "condensed referrer rows give another tree; ";
+        condensed_nodes += condensed.condensed_nodes;
+        reached_nodes += condensed.preorder.size();
         if (!problems.empty() && ++failures <= 5) {
             CAPTURE(i);
             CAPTURE(describe(g));
@@ -398,6 +421,9 @@ TEST_CASE("dominators: twenty thousand random graphs get Boost's Lengauer-Tarjan
     CHECK(with_self_loops > kGraphs / 4);
     CHECK(with_duplicates > kGraphs / 4);
     CHECK(with_no_root > 0);
+    // Both kinds of node occur: searched (shared or roots) and direct (one referrer).
+    CHECK(condensed_nodes > reached_nodes / 10);
+    CHECK(condensed_nodes < reached_nodes * 9 / 10);
 }
 
 TEST_CASE("dominators: a cycle of 300000 nodes with chords gets Boost's Lengauer-Tarjan dominators") {
