@@ -1,4 +1,5 @@
 // The analysis stage (analysis.h): each analysis once, edges released as early as they can be.
+#include <chrono>
 #include <cstdio>
 
 #include <oneapi/tbb/parallel_invoke.h>
@@ -15,17 +16,6 @@ graph::Progress bar(const Options& options, const char* stage) {
     return [&options, stage](std::uint64_t done, std::uint64_t total) { options.progress({stage, done, total, "objects"}); };
 }
 
-// Collections and paths walk the out rows, which the dominator step then releases.
-void walk_edges(const Input& in, Findings& f, const Options& options, StageClock& clock) {
-    if (options.report) {
-        clock.start("collections");
-        f.collections = graph::count_collections(in.graph, bar(options, "collections"));
-        f.collections_counted = true;
-    }
-    clock.start("paths");
-    f.paths = graph::shortest_path_tree(in.graph, in.weak_edges, bar(options, "paths"));
-}
-
 // "condensed to 9.1M of 31.4M objects (29%)": the nodes the general algorithm searched.
 std::string condensed_note(const graph::DominatorTree& tree) {
     const std::size_t reached = tree.preorder.size();
@@ -33,6 +23,38 @@ std::string condensed_note(const graph::DominatorTree& tree) {
     std::snprintf(text, sizeof text, "condensed to %.1fM of %.1fM objects (%.0f%%)", tree.condensed_nodes / 1e6,
                   reached / 1e6, reached ? 100.0 * static_cast<double>(tree.condensed_nodes) / reached : 0.0);
     return text;
+}
+
+// Collections, then paths: walks over the out rows. Their seconds go in the dominator
+// stage's note (they run beside it, and only its bar is drawn).
+double walk_edges(const Input& in, Findings& f, const Options& options) {
+    const auto started = std::chrono::steady_clock::now();
+    if (options.report) {
+        f.collections = graph::count_collections(in.graph);
+        f.collections_counted = true;
+    }
+    f.paths = graph::shortest_path_tree(in.graph, in.weak_edges);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+// The walks run beside the dominator step's numbering of the nodes, its last use of the
+// out rows (neither reads what the other writes; with one thread one runs after the
+// other). Beside the whole step they would keep the rows through its biggest phase.
+void dominators_and_walks(Input& in, Findings& f, const Options& options, StageClock& clock) {
+    clock.start("dominators");
+    // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
+    // keep every object.
+    f.keep_unreachable = options.keep_unreachable || f.dump.roots_inferred;
+    double walk_seconds = 0;
+    f.retained = graph::compute_retained(
+        in.graph, {.keep_unreachable = f.keep_unreachable,
+                   .release_edges = options.release_edges,
+                   .beside_numbering = [&] { walk_seconds = walk_edges(in, f, options); },
+                   .progress = bar(options, "dominators")});
+    char walks[64];
+    std::snprintf(walks, sizeof walks, "; %s alongside: %.2f s", options.report ? "collections and paths" : "paths",
+                  walk_seconds);
+    clock.note(condensed_note(f.retained.tree) + walks);
 }
 
 void find_suspects_and_holders(const Input& in, Findings& f, const Options& options) {
@@ -92,15 +114,7 @@ Findings analyse(Input in, const Options& options) {
     f.timings = std::move(in.timings);
     {
         StageClock clock(f.timings, options.progress);
-        walk_edges(in, f, options, clock);
-        clock.start("dominators");
-        // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
-        // keep every object.
-        f.keep_unreachable = options.keep_unreachable || f.dump.roots_inferred;
-        f.retained = graph::compute_retained(in.graph, {.keep_unreachable = f.keep_unreachable,
-                                                        .release_edges = options.release_edges,
-                                                        .progress = bar(options, "dominators")});
-        clock.note(condensed_note(f.retained.tree));
+        dominators_and_walks(in, f, options, clock);
         clock.start("suspects");
         find_suspects_and_holders(in, f, options);
         clock.start("path names");

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <memory>
 
+#include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/task_group.h>
 
 #include "dominators.h"
@@ -65,19 +66,19 @@ Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint3
     return n;
 }
 
-// Step 2. The three values eval() reads together sit together (one cache line, not three):
-// semi (a DFS number), the forest's compressed ancestor, and the best label on that path.
+// Step 2. The forest's compressed ancestor and the best label on that path sit together (one
+// cache line, not two); semi has its own array, which becomes the idoms without a copy.
 struct Slot {
-    DfsIndex semi, ancestor, label;
+    DfsIndex ancestor, label;
 };
 
 class LinkEval {
 public:
-    explicit LinkEval(std::size_t size) : slots_(size) {
-        for (DfsIndex i = 0; i < size; ++i) slots_[i] = {i, kNone, i};
+    explicit LinkEval(std::size_t size) : slots_(size), semi_(size) {
+        for (DfsIndex i = 0; i < size; ++i) slots_[i] = {kNone, i}, semi_[i] = i;
     }
 
-    DfsIndex& semi(DfsIndex v) { return slots_[v].semi; }
+    DfsIndex& semi(DfsIndex v) { return semi_[v]; }
     void link(DfsIndex parent, DfsIndex w) { slots_[w].ancestor = parent; }
 
     // The vertex with the smallest semi on v's compressed path to its forest root. A vertex
@@ -89,10 +90,8 @@ public:
     }
 
     std::vector<DfsIndex> take_semi() {
-        std::vector<DfsIndex> out(slots_.size());
-        for (std::size_t i = 0; i < slots_.size(); ++i) out[i] = slots_[i].semi;
         slots_ = {};
-        return out;
+        return std::move(semi_);
     }
 
 private:
@@ -102,12 +101,13 @@ private:
         for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
             Slot& x = slots_[*it];
             const Slot& a = slots_[x.ancestor];
-            if (slots_[a.label].semi < slots_[x.label].semi) x.label = a.label;
+            if (semi_[a.label] < semi_[x.label]) x.label = a.label;
             x.ancestor = a.ancestor;
         }
     }
 
     std::vector<Slot> slots_;
+    std::vector<DfsIndex> semi_;
     std::vector<DfsIndex> path_;
 };
 
@@ -116,16 +116,25 @@ std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::spa
                                      std::uint64_t& evaluated, const Progress& progress) {
     const std::size_t size = n.vertex.size();
     Ticker tick(progress, 4 * n.number.size(), n.number.size());
-    std::vector<std::uint8_t> is_root(n.number.size(), 0);
-    for (NodeId r : roots) is_root[r] = 1;
+    // The roots' DFS numbers, ascending, met from the top as w descends (roots are few: this
+    // beats a flag per node).
+    std::vector<DfsIndex> root_numbers;
+    for (NodeId r : roots)
+        if (n.number[r] != kNone) root_numbers.push_back(n.number[r]);
+    std::sort(root_numbers.begin(), root_numbers.end());
+    auto is_root = [&](DfsIndex w) {
+        while (!root_numbers.empty() && root_numbers.back() > w) root_numbers.pop_back();
+        return !root_numbers.empty() && root_numbers.back() == w;
+    };
     LinkEval forest(size);
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {
         NodeId node = n.vertex[w];
         // An object with one referrer has no row: its referrer is its DFS parent and its
         // semidominator (and, in step 3, its immediate dominator) without a search.
         std::span<const NodeId> preds = in.of(node);
-        DfsIndex semi = is_root[node] ? 0 : preds.empty() ? n.parent[w] : w;  // 0: the super root's edge
-        evaluated += is_root[node] || !preds.empty();
+        const bool root = is_root(w);
+        DfsIndex semi = root ? 0 : preds.empty() ? n.parent[w] : w;  // 0: the super root's edge
+        evaluated += root || !preds.empty();
         for (NodeId pred : preds) {
             DfsIndex v = n.number[pred];
             if (v == kNone) continue;  // an unreached referrer does not dominate anything
@@ -190,9 +199,12 @@ namespace {
 // `release(csr)` is called on each CSR once the algorithm no longer reads it.
 template <typename Release>
 DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                         std::span<const std::uint64_t> shallow, const Progress& progress, Release release) {
+                         std::span<const std::uint64_t> shallow, const Progress& progress,
+                         const std::function<void()>& beside_numbering, Release release) {
     const std::uint32_t nodes = static_cast<std::uint32_t>(out.offsets.size() - 1);
-    Numbering n = number_nodes(out, roots, nodes, progress);
+    Numbering n;
+    tbb::parallel_invoke([&] { n = number_nodes(out, roots, nodes, progress); },
+                         [&] { if (beside_numbering) beside_numbering(); });
     release(out);
     std::uint64_t condensed = 0;
     std::vector<DfsIndex> idom = semidominators(n, in, roots, condensed, progress);
@@ -208,16 +220,18 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
 }  // namespace
 
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                                 std::span<const std::uint64_t> shallow, const Progress& progress) {
-    return dominators(out, in, roots, shallow, progress, [](const Csr&) {});
+                                 std::span<const std::uint64_t> shallow, const Progress& progress,
+                                 const std::function<void()>& beside_numbering) {
+    return dominators(out, in, roots, shallow, progress, beside_numbering, [](const Csr&) {});
 }
 
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
-                                           std::span<const std::uint64_t> shallow, const Progress& progress) {
+                                           std::span<const std::uint64_t> shallow, const Progress& progress,
+                                           const std::function<void()>& beside_numbering) {
     // Returning gigabytes to the OS takes a while; a task does it while this thread goes on
     // (the dominator step uses one core), and the step waits for it before returning.
     tbb::task_group freeing;
-    DominatorTree tree = dominators(out, in, roots, shallow, progress, [&](const Csr& csr) {
+    DominatorTree tree = dominators(out, in, roots, shallow, progress, beside_numbering, [&](const Csr& csr) {
         Csr& owned = &csr == &out ? out : in;
         freeing.run([dead = std::make_shared<Csr>(std::move(owned))] { *dead = Csr{}; });
         owned = Csr{};

@@ -48,7 +48,10 @@ TEST_CASE("analysis: each analysis runs once, in order, and the edges are releas
     in.name_edges = [&](std::span<const graph::PathEdge> edges) { ++naming_passes, named_edges = edges.size(); };
     analysis::Findings f = analysis::analyse(std::move(in), {.top = 5, .suspect_threshold = 30, .holders = true});
 
-    CHECK(stages(f) == std::vector<std::string>{"collections", "paths", "dominators", "suspects", "path names", "tables"});
+    // Collections and paths run beside the dominator step: its note gives their time.
+    CHECK(stages(f) == std::vector<std::string>{"dominators", "suspects", "path names", "tables"});
+    CHECK(f.timings[0].note.find("condensed to ") == 0);
+    CHECK(f.timings[0].note.find("; collections and paths alongside: ") != std::string::npos);
     CHECK(g.out.offsets.empty());  // released: nothing after the dominators needs them
     CHECK(g.in.offsets.empty());
     CHECK(f.retained.tree.super_root_retained_bytes == 16 + 48 + 800 + 1136);
@@ -72,7 +75,8 @@ TEST_CASE("analysis: a snapshot-only analysis skips collections and suspects, an
     std::vector<std::uint64_t> addresses(g.node_count(), 0);
     analysis::Findings f = analysis::analyse({.graph = g, .addresses = addresses},
                                              {.report = false, .holders = true, .release_edges = false});
-    CHECK(stages(f) == std::vector<std::string>{"paths", "dominators", "suspects", "path names", "tables"});
+    CHECK(stages(f) == std::vector<std::string>{"dominators", "suspects", "path names", "tables"});
+    CHECK(f.timings[0].note.find("; paths alongside: ") != std::string::npos);
     CHECK_FALSE(f.collections_counted);
     CHECK(f.suspects.empty());
     CHECK_FALSE(f.holders.empty());
