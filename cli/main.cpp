@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "estimate_command.h"
 #include "gates.h"
 #include "run.h"
 
@@ -119,7 +120,7 @@ int main(int argc, char** argv) {
     Args args;
     add_commands(app, args);
     if (argc > 1 && argv[1][0] != '-' && !app.get_subcommands([&](CLI::App* c) { return c->get_name() == argv[1]; }).size()) {
-        std::cerr << "heapgraph: unknown command '" << argv[1] << "': expected analyze, convert or diff (heapgraph --help)\n";
+        std::cerr << "heapgraph: unknown command '" << argv[1] << "': expected analyze, convert, diff or estimate (heapgraph --help)\n";
         return kUsage;
     }
     try {
@@ -138,5 +139,6 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("convert")) return convert(args.convert);
     if (app.got_subcommand("diff")) return diff(args.diff);
+    if (app.got_subcommand("estimate")) return estimate(args.estimate);
     return analyze(args.analyze);
 }

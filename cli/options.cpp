@@ -91,12 +91,21 @@ void add_diff(CLI::App& app, DiffArgs& args) {
     add_load_options(cmd, args.load);
 }
 
+void add_estimate(CLI::App& app, EstimateArgs& args) {
+    CLI::App* cmd = app.add_subcommand(
+        "estimate", "Print the peak memory and temporary disk `analyze` will need, as JSON, from a scan of the dump");
+    cmd->add_option("DUMP", args.dump, "Heap dump (format detected from content)")->required();
+    add_dump_index(cmd, args.load);
+    add_load_options(cmd, args.load);
+}
+
 }  // namespace
 
 void add_commands(CLI::App& app, Args& args) {
     add_analyze(app, args.analyze);
     add_diff(app, args.diff);
     add_convert(app, args.convert);
+    add_estimate(app, args.estimate);
 }
 
 void apply_quiet(const CLI::App& app, Args& args) {
@@ -113,6 +122,7 @@ std::optional<std::string> conflicting_outputs(const CLI::App& app, const Args& 
     auto output = [&](const char* option, const std::string& path) {
         if (!path.empty()) outputs.push_back({option, path});
     };
+    if (app.got_subcommand("estimate")) return std::nullopt;  // writes stdout only
     if (app.got_subcommand("convert")) {
         inputs = {{"DUMP", args.convert.dump}};
         output("-o", args.convert.output);

@@ -39,13 +39,18 @@ struct DiffArgs {
     LoadOptions load;
 };
 
+struct EstimateArgs {
+    std::string dump;
+    LoadOptions load;
+};
 struct Args {
     AnalyzeArgs analyze;
     ConvertArgs convert;
     DiffArgs diff;
+    EstimateArgs estimate;
 };
 
-// The three subcommands, bound to `args`.
+// The subcommands, bound to `args`.
 void add_commands(CLI::App& app, Args& args);
 // After parsing: --quiet without --json writes no report on stdout.
 void apply_quiet(const CLI::App& app, Args& args);

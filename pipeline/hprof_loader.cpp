@@ -237,6 +237,18 @@ Warning truncation_warning(Bytes file, const CutRecord& cut, std::optional<std::
     return {"truncated", 1, text};
 }
 
+// LoadOptions::scan_only: the counts, no graph.
+LoadedDump scanned(const TopLevel& top, const DecodedDump& decoded) {
+    LoadedDump loaded;  // its info comes from the loader's frame
+    loaded.scan.objects = decoded.classes.size();
+    for (const EdgeBlock& block : decoded.blocks) {
+        loaded.scan.objects += block.objects;
+        loaded.scan.references += block.refs;
+    }
+    loaded.scan.names = top.strings.size() + top.class_names.size();
+    return loaded;
+}
+
 }  // namespace
 
 LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, bool release_pages) {
@@ -266,6 +278,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
                               .run();
 
     frame.stop();
+    if (options.scan_only) return frame.finish(scanned(top, decoded));
     HprofParts hprof{top.strings, top.class_names, std::move(decoded.classes), file, info.id_size};
     HeapParts parts = hprof_heap_parts(hprof, std::move(decoded.blocks), info);
     parts.progress = options.progress;

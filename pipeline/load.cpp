@@ -146,6 +146,8 @@ LoadedDump run_in_arena(Source source, const std::string& name, const LoadOption
     info.bytes = source.bytes.size();
     tbb::task_arena arena(options.threads ? static_cast<int>(options.threads) : tbb::task_arena::automatic);
     LoadedDump loaded = arena.execute([&] { return load_source(source, std::move(info), options); });
+    if (options.scan_only && loaded.info.format.rfind("hprof", 0) != 0)  // loaded whole
+        loaded.scan = {loaded.graph.node_count(), loaded.graph.edges, 0, true};
     cut_long_names(loaded);
     return loaded;
 }

@@ -37,6 +37,9 @@ struct LoadOptions {
     // A dump cut short is read up to its last whole record, with a `truncated` warning saying
     // what was lost; without it, a cut is an error naming the offset where the dump ends.
     bool allow_truncated = false;
+    // `heapgraph estimate`: HPROF stops after the decode stage with LoadedDump::scan filled
+    // and no graph; PHD and classic text load whole (their decoders keep records whole).
+    bool scan_only = false;
     std::function<void(const ProgressEvent&)> progress;
 };
 
@@ -93,6 +96,12 @@ struct LoadedDump {
     // HPROF: what name_edges reads records back from (the file stays mapped; a gzip dump's
     // inflated temporary file too). For load_dump_bytes, the caller's bytes must outlive it.
     std::shared_ptr<DumpSource> source;
+    // What a dump holds, for a memory estimate: objects (class objects too) and references;
+    // `names` counts the HPROF strings and class names kept in maps.
+    struct Scan {
+        std::uint64_t objects = 0, references = 0, names = 0;
+        bool graph_built = false;  // PHD, classic: the scan was a whole load
+    } scan;
 };
 
 // Class and field names longer than this are cut, ending in U+2026 (pipeline/name_limits.cpp).

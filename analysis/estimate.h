@@ -1,0 +1,26 @@
+// `heapgraph estimate`: the peak memory and temporary disk an analysis will need, from the
+// counts a scan of the dump gives (LoadOptions::scan_only), so a scheduler can size the job
+// before it starts. The model and where its figures come from: analysis/estimate.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pipeline.h"
+
+namespace heapgraph::analysis {
+
+struct Estimate {
+    std::uint64_t memory_bytes = 0;     // peak RSS of `analyze DUMP --json FILE` with default options
+    std::uint64_t temp_disk_bytes = 0;  // the inflated dump of a gzip file, under --temp-dir
+    std::uint64_t scan_peak_rss_bytes = 0;  // what the scan itself reached (part of memory_bytes)
+};
+
+// `scan_peak_rss`: the process's peak RSS after the scan (peak_rss_bytes()).
+Estimate estimate(const LoadedDump& scanned, std::uint64_t scan_peak_rss);
+
+// {"file", "format", "bytes", "inflated_bytes", "objects", "references", "memory_bytes",
+//  "scan_peak_rss_bytes", "temp_disk_bytes"} as one JSON object (docs/report-schema.md, "estimate").
+std::string estimate_json(const LoadedDump& scanned, const Estimate& e);
+
+}  // namespace heapgraph::analysis

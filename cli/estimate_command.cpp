@@ -1,0 +1,23 @@
+// `heapgraph estimate`: scan the dump (HPROF: frame and decode only, no graph) and print
+// what analysis/estimate.cpp's model makes of the counts.
+#include <iostream>
+
+#include "estimate.h"
+#include "estimate_command.h"
+#include "run.h"
+
+namespace heapgraph::cli {
+
+int estimate(const EstimateArgs& args) {
+    try {
+        LoadOptions options = args.load;
+        options.scan_only = true;
+        LoadedDump scanned = load_dump(args.dump, options);
+        std::cout << analysis::estimate_json(scanned, analysis::estimate(scanned, peak_rss_bytes())) << std::flush;
+        return kOk;
+    } catch (const std::exception& e) {
+        return exit_code_for(e, args.dump);
+    }
+}
+
+}  // namespace heapgraph::cli
