@@ -132,6 +132,7 @@ int main(int argc, char** argv) {
         return kUsage;
     }
     reports::remove_temp_files_on_signals();
+    limit_threads(app, args);
     apply_quiet(app, args);
     if (auto conflict = conflicting_outputs(app, args)) {
         std::cerr << "heapgraph: " << *conflict << "\n";

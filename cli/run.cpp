@@ -4,6 +4,8 @@
 #include <iostream>
 #include <system_error>
 
+#include <oneapi/tbb/global_control.h>
+
 #include "checks.h"
 #include "reports.h"
 
@@ -52,6 +54,14 @@ int gate(const std::optional<std::string>& line) {
 void print_warnings(const std::vector<Warning>& warnings, const std::string& prefix) {
     for (const Warning& w : warnings)
         std::cerr << "heapgraph: warning: " << prefix << w.count << " " << w.code << ": " << w.message << "\n";
+}
+
+void limit_threads(const CLI::App& app, const Args& args) {
+    const unsigned threads = app.got_subcommand("diff")       ? args.diff.load.threads
+                             : app.got_subcommand("convert")  ? args.convert.load.threads
+                             : app.got_subcommand("estimate") ? args.estimate.load.threads
+                                                              : args.analyze.load.threads;
+    if (threads != 0) never_freed(new tbb::global_control(tbb::global_control::max_allowed_parallelism, threads));
 }
 
 }  // namespace heapgraph::cli

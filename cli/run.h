@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -33,5 +34,9 @@ int writing(const std::function<int()>& write);
 // A gate's line on stderr and exit 5, or exit 0 without one.
 int gate(const std::optional<std::string>& line);
 void print_warnings(const std::vector<Warning>& warnings, const std::string& prefix);
+// --threads bounds the whole run, the analysis stage too (the loader's arena alone would leave
+// the analysis on every core); nothing when --threads is 0. The limit is never lifted: lifting
+// it at exit lets TBB start threads, which fails after an out-of-memory error.
+void limit_threads(const CLI::App& app, const Args& args);
 
 }  // namespace heapgraph::cli

@@ -28,13 +28,13 @@ std::vector<std::uint64_t> retained_by_group(const Retained& retained, std::size
     auto enter = [&](NodeId v) {
         for (int i = 0, n = groups_of(v, member_of); i < n; ++i)
             if (open[member_of[i]]++ == 0) total[member_of[i]] += tree.retained_bytes[v];
-        stack.push_back({v, children.offsets[v]});
+        stack.push_back({v, children.begin(v)});
     };
     for (NodeId top : retained.top) {
         enter(top);
         while (!stack.empty()) {
             Frame& f = stack.back();
-            if (f.next == children.offsets[f.v + 1]) {
+            if (f.next == children.begin(f.v + 1)) {
                 for (int i = 0, n = groups_of(f.v, member_of); i < n; ++i) --open[member_of[i]];
                 stack.pop_back();
                 continue;

@@ -142,7 +142,7 @@ CollectionSizer::Walker::Walker(const HeapGraph& graph)
     // The super class: the class object's first target after its type (java.lang.Class).
     auto super_of = [&](std::uint32_t c) -> std::uint32_t {
         NodeId node = graph.classes[c].node;
-        if (node == kNoNode || graph.out.offsets.empty() || graph.classes[c].name == "java.lang.Object") return kNoNode;
+        if (node == kNoNode || graph.out.empty() || graph.classes[c].name == "java.lang.Object") return kNoNode;
         std::span<const NodeId> row = graph.out.of(node);
         std::size_t i = !row.empty() && row[0] == graph.classes[graph.class_index[node]].node;
         if (i >= row.size() || graph.kind[row[i]] != NodeKind::class_object) return kNoNode;
@@ -169,7 +169,7 @@ CollectionShape CollectionSizer::Walker::shape(NodeId v) const {
 }
 
 std::optional<std::uint64_t> CollectionSizer::Walker::size(NodeId v) {
-    if (shape(v) == CollectionShape::none || graph_.out.offsets.empty()) return std::nullopt;
+    if (shape(v) == CollectionShape::none || graph_.out.empty()) return std::nullopt;
     std::optional<std::uint64_t> n = size_as(v, rule_[graph_.class_index[v]]);
     clear_marks();
     return n;

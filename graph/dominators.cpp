@@ -48,7 +48,7 @@ Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint3
         n.vertex.push_back(v);
         n.parent.push_back(parent);
         tick.step();
-        stack.push_back({number, out.offsets[v], out.offsets[v + 1]});
+        stack.push_back({number, out.begin(v), out.begin(v + 1)});
     };
     for (NodeId root : roots) {
         if (n.number[root] != kNone) continue;
@@ -201,7 +201,7 @@ template <typename Release>
 DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                          std::span<const std::uint64_t> shallow, const Progress& progress,
                          const std::function<void()>& beside_numbering, Release release) {
-    const std::uint32_t nodes = static_cast<std::uint32_t>(out.offsets.size() - 1);
+    const std::uint32_t nodes = static_cast<std::uint32_t>(out.rows());
     Numbering n;
     tbb::parallel_invoke([&] { n = number_nodes(out, roots, nodes, progress); },
                          [&] { if (beside_numbering) beside_numbering(); });

@@ -42,11 +42,16 @@ Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes) {
 
 }  // namespace
 
+void Csr::narrow(std::uint64_t limit) {
+    if (offsets.empty() || targets.size() >= limit) return;
+    offsets32.assign(offsets.begin(), offsets.end());
+    offsets = {};
+}
+
 // A depth-first walk with an explicit stack. Serial on purpose: a parallel BFS paid more in
 // atomics and frontier copies than it gained, and this runs beside the transpose anyway.
 std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts) {
-    std::size_t nodes = out.offsets.empty() ? 0 : out.offsets.size() - 1;
-    std::vector<std::uint8_t> seen(nodes, 0);
+    std::vector<std::uint8_t> seen(out.rows(), 0);
     std::vector<NodeId> stack;
     for (NodeId s : starts)
         if (!seen[s]) seen[s] = 1, stack.push_back(s);
@@ -82,7 +87,7 @@ std::vector<std::uint8_t> keep_shared_rows(std::vector<std::uint64_t>& offsets) 
 // worker owns a range of targets and scans every edge, sources ascending: no atomics, and
 // every row comes out sorted by source, the same for any number of workers.
 Csr transpose(const Csr& out, const Progress& progress) {
-    const std::size_t n = out.offsets.size() - 1;
+    const std::size_t n = out.rows();
     const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(
         static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()), n / 65536 + 1));
     auto owner_range = [&](std::size_t p) { return std::pair<NodeId, NodeId>(n * p / parts, n * (p + 1) / parts); };
@@ -118,6 +123,7 @@ Csr transpose(const Csr& out, const Progress& progress) {
     });
     for (std::size_t v = n; v > 0; --v) in.offsets[v] = in.offsets[v - 1];
     in.offsets[0] = 0;
+    in.narrow();
     if (progress) progress(2 * n, 2 * n);
     return in;
 }
@@ -126,6 +132,7 @@ HeapGraph build_heap_graph(HeapInput input) {
     HeapGraph graph;
     std::uint32_t nodes = static_cast<std::uint32_t>(input.kind.size());
     graph.out = input.out ? std::move(*input.out) : make_csr(input.edges, nodes);
+    graph.out.narrow();
     graph.edges = graph.out.targets.size();
     graph.kind = std::move(input.kind);
     graph.class_index = std::move(input.class_index);

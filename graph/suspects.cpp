@@ -386,9 +386,9 @@ std::string slot_name(const HeapGraph& g, const FieldNames& names, NodeId from, 
     // Without nulls in the row, the slot is the field only when no reference field is null.
     const std::uint32_t c = g.class_index[from];
     if (g.kind[from] != NodeKind::instance || c >= names.instance_fields.size() ||
-        g.out.offsets.size() != g.node_count() + std::size_t{1})
+        g.out.rows() != g.node_count())
         return {};
-    const std::size_t refs = g.out.offsets[from + 1] - g.out.offsets[from] - class_edge;
+    const std::size_t refs = g.out.degree(from) - class_edge;
     return refs == names.instance_fields[c].total ? names.instance_field(c, slot - class_edge) : std::string();
 }
 

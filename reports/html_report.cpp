@@ -173,7 +173,7 @@ Json tree_extract(const analysis::Findings& a, std::size_t budget) {
         if (added) classes.push_back(name);
         rows.push_back(Json::array({hex_id(a.addresses[v]), it->second, static_cast<int>(a.graph.kind[v]),
                                     a.graph.shallow_bytes[v], r.tree.retained_bytes[v], r.tree.retained_objects[v],
-                                    r.children.offsets[v + 1] - r.children.offsets[v], first_row[order[i]], t.count}));
+                                    r.children.degree(v), first_row[order[i]], t.count}));
     }
     Json out;
     out["max_depth"] = kMaxTreeDepth;

@@ -127,7 +127,7 @@ Json dominators_section(const Findings& a) {
         item["shallow_bytes"] = a.graph.shallow_bytes[v];
         item["retained_bytes"] = tree.retained_bytes[v];
         item["retained_objects"] = tree.retained_objects[v];
-        item["children"] = children.offsets[v + 1] - children.offsets[v];
+        item["children"] = children.degree(v);
         out.push_back(std::move(item));
     }
     return out;

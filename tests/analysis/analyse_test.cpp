@@ -52,8 +52,8 @@ TEST_CASE("analysis: each analysis runs once, in order, and the edges are releas
     CHECK(stages(f) == std::vector<std::string>{"dominators", "suspects", "path names", "tables"});
     CHECK(f.timings[0].note.find("condensed to ") == 0);
     CHECK(f.timings[0].note.find("; collections and paths alongside: ") != std::string::npos);
-    CHECK(g.out.offsets.empty());  // released: nothing after the dominators needs them
-    CHECK(g.in.offsets.empty());
+    CHECK(g.out.empty());  // released: nothing after the dominators needs them
+    CHECK(g.in.empty());
     CHECK(f.retained.tree.super_root_retained_bytes == 16 + 48 + 800 + 1136);
     REQUIRE(f.suspects.size() == 2);  // the holder (864 bytes, 43%) and the big item (1136, 57%)
     CHECK(f.suspects[0].node == 10);
@@ -80,7 +80,7 @@ TEST_CASE("analysis: a snapshot-only analysis skips collections and suspects, an
     CHECK_FALSE(f.collections_counted);
     CHECK(f.suspects.empty());
     CHECK_FALSE(f.holders.empty());
-    CHECK(g.out.offsets.size() == g.node_count() + std::size_t{1});  // kept, as asked
+    CHECK(g.out.rows() == g.node_count());  // kept, as asked
     CHECK(f.unreachable_histogram.empty());
 }
 

@@ -34,7 +34,7 @@ inline std::vector<graph::NodeId> boost_idoms(const graph::Csr& out, std::span<c
     using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
     using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
     using Size = boost::graph_traits<Graph>::vertices_size_type;
-    const std::size_t nodes = out.offsets.size() - 1;
+    const std::size_t nodes = out.rows();
     Graph g(nodes + 1);
     for (graph::NodeId root : roots) boost::add_edge(0, root + 1, g);
     for (std::size_t v = 0; v < nodes; ++v)
