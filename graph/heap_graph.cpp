@@ -42,12 +42,6 @@ Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes) {
 
 }  // namespace
 
-void Csr::narrow(std::uint64_t limit) {
-    if (offsets.empty() || targets.size() >= limit) return;
-    offsets32.assign(offsets.begin(), offsets.end());
-    offsets = {};
-}
-
 // A depth-first walk with an explicit stack. Serial on purpose: a parallel BFS paid more in
 // atomics and frontier copies than it gained, and this runs beside the transpose anyway.
 std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts) {
@@ -123,7 +117,6 @@ Csr transpose(const Csr& out, const Progress& progress) {
     });
     for (std::size_t v = n; v > 0; --v) in.offsets[v] = in.offsets[v - 1];
     in.offsets[0] = 0;
-    in.narrow();
     if (progress) progress(2 * n, 2 * n);
     return in;
 }
@@ -132,7 +125,6 @@ HeapGraph build_heap_graph(HeapInput input) {
     HeapGraph graph;
     std::uint32_t nodes = static_cast<std::uint32_t>(input.kind.size());
     graph.out = input.out ? std::move(*input.out) : make_csr(input.edges, nodes);
-    graph.out.narrow();
     graph.edges = graph.out.targets.size();
     graph.kind = std::move(input.kind);
     graph.class_index = std::move(input.class_index);

@@ -6,7 +6,6 @@
 // summarize() / class_histogram().
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -53,24 +52,19 @@ struct HeapInput {
     Progress progress{};  // of the transpose
 };
 
-// Compressed sparse rows: the neighbours of v are targets[begin(v) .. begin(v + 1)). Rows are
-// built with 64-bit offsets; narrow() moves them to 32 bits when every offset fits (fewer
-// than 2^32 targets: 4 bytes a row less), and readers go through begin()/of()/degree().
+// Compressed sparse rows: the neighbours of v are targets[begin(v) .. begin(v + 1)). Readers
+// go through begin()/of()/degree()/rows(), so the offsets' layout can change behind them.
 struct Csr {
-    std::vector<std::uint64_t> offsets;    // while built, or when the targets pass 2^32
-    std::vector<std::uint32_t> offsets32;  // after narrow(), when they fit
+    std::vector<std::uint64_t> offsets;
     std::vector<NodeId> targets;
 
-    std::uint64_t begin(NodeId v) const { return offsets32.empty() ? offsets[v] : offsets32[v]; }
+    std::uint64_t begin(NodeId v) const { return offsets[v]; }
     std::span<const NodeId> of(NodeId v) const {
         return {targets.data() + begin(v), targets.data() + begin(v + 1)};
     }
     std::uint64_t degree(NodeId v) const { return begin(v + 1) - begin(v); }
-    bool empty() const { return offsets.empty() && offsets32.empty(); }
-    std::size_t rows() const { return empty() ? 0 : std::max(offsets.size(), offsets32.size()) - 1; }
-    // 64-bit offsets to 32 when the targets allow (a no-op otherwise, or when `limit` says so:
-    // tests force the 64-bit path with a small limit).
-    void narrow(std::uint64_t limit = std::uint64_t{1} << 32);
+    bool empty() const { return offsets.empty(); }
+    std::size_t rows() const { return empty() ? 0 : offsets.size() - 1; }
 };
 
 struct HeapGraph {

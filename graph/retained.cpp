@@ -98,7 +98,6 @@ void make_children(Retained& r) {
         if (r.tree.idom[v] != kSuperRoot) c.targets[c.offsets[r.tree.idom[v]]++] = v;
     for (std::size_t i = n; i > 0; --i) c.offsets[i] = c.offsets[i - 1];
     c.offsets[0] = 0;
-    c.narrow();
 }
 
 }  // namespace

@@ -298,8 +298,6 @@ TEST_CASE("dominators: the referrer rows hold only objects with two or more refe
     graph::Csr out = make_csr(g.edges, g.nodes, true);
     graph::Csr in = graph::transpose(out);
     REQUIRE(in.rows() == 5);
-    CHECK(in.offsets.empty());  // narrowed: 32-bit offsets
-    CHECK(in.offsets32.size() == 6);
     CHECK(in.of(0).empty());
     CHECK(in.of(1).empty());  // one referrer: no row
     CHECK(std::vector<NodeId>(in.of(2).begin(), in.of(2).end()) == std::vector<NodeId>{0, 3});
@@ -389,12 +387,8 @@ TEST_CASE("dominators: twenty thousand random graphs get Boost's Lengauer-Tarjan
         Computed c = compute(g);
         std::vector<NodeId> oracle = test::boost_idoms(c.out, g.roots);
         std::string problems = tree_problems(c.tree, oracle, c.shallow);
-        // The graph's own referrer rows (shared objects only) and 32-bit out rows give the
-        // same tree as 64-bit rows with every referrer.
-        graph::Csr narrow_out = c.out;
-        narrow_out.narrow();
-        REQUIRE(narrow_out.offsets.empty());
-        graph::DominatorTree condensed = graph::compute_dominators(narrow_out, graph::transpose(narrow_out), g.roots, c.shallow);
+        // The graph's own referrer rows (shared objects only) give the same tree.
+        graph::DominatorTree condensed = graph::compute_dominators(c.out, graph::transpose(c.out), g.roots, c.shallow);
         if (condensed.idom != c.tree.idom || condensed.retained_bytes != c.tree.retained_bytes)
             problems += "condensed referrer rows give another tree; ";
         condensed_nodes += condensed.condensed_nodes;
@@ -507,22 +501,4 @@ TEST_CASE("dominators: every corpus HPROF dump gets Boost's Lengauer-Tarjan domi
         }
     }
     CHECK(dumps == 19);
-}
-
-TEST_CASE("dominators: rows keep 64-bit offsets past the narrowing limit and give the same tree") {
-    RandomGraphs graphs(77);
-    for (int i = 0; i < 200; ++i) {
-        TestGraph g = graphs.next();
-        Computed c = compute(g);
-        graph::Csr wide = c.out, narrow = c.out;
-        wide.narrow(0);  // a limit no graph fits under: the path past 2^32 targets
-        narrow.narrow();
-        CHECK(wide.offsets32.empty());
-        CHECK(wide.rows() == narrow.rows());
-        for (NodeId v = 0; v < g.nodes; ++v) CHECK(wide.degree(v) == narrow.degree(v));
-        graph::DominatorTree a = graph::compute_dominators(wide, graph::transpose(wide), g.roots, c.shallow);
-        graph::DominatorTree b = graph::compute_dominators(narrow, graph::transpose(narrow), g.roots, c.shallow);
-        CHECK(a.idom == b.idom);
-        CHECK(a.idom == c.tree.idom);
-    }
 }
