@@ -16,12 +16,17 @@ graph::Progress bar(const Options& options, const char* stage) {
     return [&options, stage](std::uint64_t done, std::uint64_t total) { options.progress({stage, done, total, "objects"}); };
 }
 
-// "condensed to 9.1M of 31.4M objects (29%)": the nodes the general algorithm searched.
+// "condensed to 5.0M of 31.4M objects (16%); step 4.65 s, 6.8M objects/s": the nodes the
+// general algorithm searched, and the dominator step's own time (numbering and the rest,
+// without the walks beside it).
 std::string condensed_note(const graph::DominatorTree& tree) {
     const std::size_t reached = tree.preorder.size();
-    char text[96];
-    std::snprintf(text, sizeof text, "condensed to %.1fM of %.1fM objects (%.0f%%)", tree.condensed_nodes / 1e6,
-                  reached / 1e6, reached ? 100.0 * static_cast<double>(tree.condensed_nodes) / reached : 0.0);
+    const double step = tree.numbering_seconds + tree.search_seconds;
+    char text[160];
+    std::snprintf(text, sizeof text, "condensed to %.1fM of %.1fM objects (%.0f%%); step %.2f s, %.1fM objects/s",
+                  tree.condensed_nodes / 1e6, reached / 1e6,
+                  reached ? 100.0 * static_cast<double>(tree.condensed_nodes) / reached : 0.0, step,
+                  step > 0 ? reached / step / 1e6 : 0.0);
     return text;
 }
 

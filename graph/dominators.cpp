@@ -10,6 +10,7 @@
 //   4. Retained sizes and counts summed up the tree in reverse preorder.
 // All arrays are indexed by DFS number (DfsIndex) except the inputs and outputs (NodeId).
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include <oneapi/tbb/parallel_invoke.h>
@@ -202,9 +203,18 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
                          std::span<const std::uint64_t> shallow, const Progress& progress,
                          const std::function<void()>& beside_numbering, Release release) {
     const std::uint32_t nodes = static_cast<std::uint32_t>(out.rows());
+    using Clock = std::chrono::steady_clock;
+    auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     Numbering n;
-    tbb::parallel_invoke([&] { n = number_nodes(out, roots, nodes, progress); },
-                         [&] { if (beside_numbering) beside_numbering(); });
+    double numbering_seconds = 0;
+    tbb::parallel_invoke(
+        [&] {
+            const auto started = Clock::now();
+            n = number_nodes(out, roots, nodes, progress);
+            numbering_seconds = seconds_since(started);
+        },
+        [&] { if (beside_numbering) beside_numbering(); });
+    const auto search_started = Clock::now();
     release(out);
     std::uint64_t condensed = 0;
     std::vector<DfsIndex> idom = semidominators(n, in, roots, condensed, progress);
@@ -214,6 +224,8 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     n.parent = {};
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
     tree.condensed_nodes = condensed;
+    tree.numbering_seconds = numbering_seconds;
+    tree.search_seconds = seconds_since(search_started);
     return tree;
 }
 
