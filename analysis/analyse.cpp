@@ -16,17 +16,18 @@ graph::Progress bar(const Options& options, const char* stage) {
     return [&options, stage](std::uint64_t done, std::uint64_t total) { options.progress({stage, done, total, "objects"}); };
 }
 
-// "condensed to 5.0M of 31.4M objects (16%); step 4.65 s, 6.8M objects/s": the nodes the
-// general algorithm searched, and the dominator step's own time (numbering and the rest,
-// without the walks beside it).
-std::string condensed_note(const graph::DominatorTree& tree) {
+// "condensed to 5.0M of 31.4M objects (16%); step 4.65 s, 6.8M objects/s; paths alongside:
+// 2.80 s": the nodes the general algorithm searched, the dominator step's own time
+// (numbering and the rest), and the walks that ran beside it.
+std::string dominators_note(const graph::DominatorTree& tree, const char* walks, double walk_seconds) {
     const std::size_t reached = tree.preorder.size();
     const double step = tree.numbering_seconds + tree.search_seconds;
-    char text[160];
-    std::snprintf(text, sizeof text, "condensed to %.1fM of %.1fM objects (%.0f%%); step %.2f s, %.1fM objects/s",
+    char text[224];
+    std::snprintf(text, sizeof text,
+                  "condensed to %.1fM of %.1fM objects (%.0f%%); step %.2f s, %.1fM objects/s; %s alongside: %.2f s",
                   tree.condensed_nodes / 1e6, reached / 1e6,
                   reached ? 100.0 * static_cast<double>(tree.condensed_nodes) / reached : 0.0, step,
-                  step > 0 ? reached / step / 1e6 : 0.0);
+                  step > 0 ? reached / step / 1e6 : 0.0, walks, walk_seconds);
     return text;
 }
 
@@ -56,10 +57,7 @@ void dominators_and_walks(Input& in, Findings& f, const Options& options, StageC
                    .release_edges = options.release_edges,
                    .beside_numbering = [&] { walk_seconds = walk_edges(in, f, options); },
                    .progress = bar(options, "dominators")});
-    char walks[64];
-    std::snprintf(walks, sizeof walks, "; %s alongside: %.2f s", options.report ? "collections and paths" : "paths",
-                  walk_seconds);
-    clock.note(condensed_note(f.retained.tree) + walks);
+    clock.note(dominators_note(f.retained.tree, options.report ? "collections and paths" : "paths", walk_seconds));
 }
 
 void find_suspects_and_holders(const Input& in, Findings& f, const Options& options) {

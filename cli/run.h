@@ -4,7 +4,6 @@
 
 #include <functional>
 #include <iterator>
-#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>

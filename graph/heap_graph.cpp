@@ -12,31 +12,25 @@
 
 namespace heapgraph::graph {
 
+void sum_degrees(std::vector<std::uint64_t>& offsets) {
+    for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] += offsets[v - 1];
+}
+
+void ends_to_starts(std::vector<std::uint64_t>& offsets) {
+    for (std::size_t v = offsets.size() - 1; v > 0; --v) offsets[v] = offsets[v - 1];
+    offsets[0] = 0;
+}
+
 namespace {
-
-std::vector<std::uint64_t> count_degrees(const std::vector<Edge>& edges, std::uint32_t nodes) {
-    std::vector<std::uint64_t> degrees(static_cast<std::size_t>(nodes) + 1, 0);
-    for (const Edge& e : edges) ++degrees[e.from];
-    return degrees;
-}
-
-// Exclusive prefix sum in place: degrees become row offsets; the last entry is the total.
-void prefix_sum(std::vector<std::uint64_t>& degrees) {
-    std::uint64_t total = 0;
-    for (auto& d : degrees) {
-        std::uint64_t next = total + d;
-        d = total;
-        total = next;
-    }
-}
 
 Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes) {
     Csr csr;
-    csr.offsets = count_degrees(edges, nodes);
-    prefix_sum(csr.offsets);
+    csr.offsets.assign(static_cast<std::size_t>(nodes) + 1, 0);
+    for (const Edge& e : edges) ++csr.offsets[e.from + 1];
+    sum_degrees(csr.offsets);
     csr.targets.resize(edges.size());
-    std::vector<std::uint64_t> next(csr.offsets.begin(), csr.offsets.end() - 1);
-    for (const Edge& e : edges) csr.targets[next[e.from]++] = e.to;
+    for (const Edge& e : edges) csr.targets[csr.offsets[e.from]++] = e.to;
+    ends_to_starts(csr.offsets);
     return csr;
 }
 
@@ -106,8 +100,7 @@ Csr transpose(const Csr& out, const Progress& progress) {
     });
     const std::vector<std::uint8_t> multi = keep_shared_rows(in.offsets);
     in.targets.resize(in.offsets[n]);
-    // offsets[w] is w's cursor while scattering, which leaves it at w's row end: shifting
-    // by one afterwards gives the row starts back without a second array of cursors.
+    // offsets[w] is w's cursor while scattering (ends_to_starts).
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         auto [lo, hi] = owner_range(p);
         Ticker tick(p == 0 ? progress : none, 2 * n, n);
@@ -115,8 +108,7 @@ Csr transpose(const Csr& out, const Progress& progress) {
             for (NodeId w : out.of(v))
                 if (w >= lo && w < hi && multi[w]) in.targets[in.offsets[w]++] = v;
     });
-    for (std::size_t v = n; v > 0; --v) in.offsets[v] = in.offsets[v - 1];
-    in.offsets[0] = 0;
+    ends_to_starts(in.offsets);
     if (progress) progress(2 * n, 2 * n);
     return in;
 }

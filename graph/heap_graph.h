@@ -67,6 +67,13 @@ struct Csr {
     std::size_t rows() const { return empty() ? 0 : offsets.size() - 1; }
 };
 
+// The two halves of building rows in place, shared by every Csr made here. Degrees are
+// counted at offsets[v + 1]; sum_degrees() turns them into row starts. A scatter then uses
+// offsets[v] as v's cursor, which leaves it at v's row end; ends_to_starts() shifts the
+// offsets back by one, so no second array of cursors (8 bytes a node) is needed.
+void sum_degrees(std::vector<std::uint64_t>& offsets);
+void ends_to_starts(std::vector<std::uint64_t>& offsets);
+
 struct HeapGraph {
     std::vector<NodeKind> kind;
     std::vector<std::uint32_t> class_index;

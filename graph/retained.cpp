@@ -1,6 +1,7 @@
 // Retained sizes over the heap graph: which roots the super root gets, the MAT rule for
 // keeping unreachable objects, and retained sizes of sets (classes, class loaders).
 #include <algorithm>
+#include <utility>
 
 #include "graph.h"
 
@@ -90,14 +91,11 @@ void make_children(Retained& r) {
     for (NodeId v : r.tree.preorder)
         if (r.tree.idom[v] == kSuperRoot) r.top.push_back(v);
         else ++c.offsets[r.tree.idom[v] + 1];
-    for (std::size_t i = 0; i < n; ++i) c.offsets[i + 1] += c.offsets[i];
+    sum_degrees(c.offsets);
     c.targets.resize(c.offsets[n]);
-    // Each row start serves as the row's cursor, which leaves it at the row's end: shifting
-    // by one gives the starts back without a second array of cursors (8 bytes a node).
     for (NodeId v : r.tree.preorder)
         if (r.tree.idom[v] != kSuperRoot) c.targets[c.offsets[r.tree.idom[v]]++] = v;
-    for (std::size_t i = n; i > 0; --i) c.offsets[i] = c.offsets[i - 1];
-    c.offsets[0] = 0;
+    ends_to_starts(c.offsets);
 }
 
 }  // namespace
@@ -130,12 +128,10 @@ Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options
 }
 
 Retained compute_retained(HeapGraph& graph, const RetainedOptions& options) {
+    if (!options.release_edges) return compute_retained(std::as_const(graph), options);
     return retained_with(graph, options, [&](const std::vector<NodeId>& roots) {
-        return options.release_edges
-                   ? compute_dominators_releasing(graph.out, graph.in, roots, graph.shallow_bytes, options.progress,
-                                                  options.beside_numbering)
-                   : compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes, options.progress,
-                                        options.beside_numbering);
+        return compute_dominators_releasing(graph.out, graph.in, roots, graph.shallow_bytes, options.progress,
+                                            options.beside_numbering);
     });
 }
 

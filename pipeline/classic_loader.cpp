@@ -176,14 +176,13 @@ void count_records(DumpInfo& info, const std::vector<ClassicRecords>& blocks) {
 
 LoadedDump build(Parsed parsed, const ClassicHeader& header, DumpInfo& info, const LoadOptions& options) {
     count_records(info, parsed.blocks);
-    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "classic record"};
+    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "classic record", 0, options.progress};
     ClassicSink sink(*heap.namer, static_cast<std::uint32_t>(header.word_bytes));
     sink.add_classes(parsed.blocks);
     for (ClassicRecords& block : parsed.blocks) {
         heap.chunks.push_back(sink.chunk(block));
         block = ClassicRecords();
     }
-    heap.progress = options.progress;
     LoadedDump loaded = build_ibm_heap(std::move(heap), info);
     for (std::string& text : parsed.warnings) loaded.warnings.push_back({"classic_trailer_mismatch", 1, std::move(text)});
     return loaded;

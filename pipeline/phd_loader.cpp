@@ -83,7 +83,7 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
     std::vector<PhdRun> runs = take(info, scan_phd_runs(file, header, kRunBytes, &cut));
     if (cut && !options.allow_truncated) throw DumpError(info.path, with_truncation_hint(std::move(*cut)));
     frame.start("decode");
-    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "PHD record"};
+    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "PHD record", 0, options.progress};
     frame.decode_in_order<PhdRun, DecodedRun>(
         runs, kRunBytes, [&](const PhdRun& run) { return decode_run(file, header, run); },
         [&](const PhdRun& run, DecodedRun& result) -> std::optional<DecodeError> {
@@ -96,7 +96,6 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
             return std::nullopt;
         });
     frame.stop();
-    heap.progress = options.progress;
     LoadedDump loaded = build_ibm_heap(std::move(heap), info);
     if (cut) loaded.warnings.push_back(truncation_warning(*cut, runs.empty() ? header.body_offset : runs.back().end, file.size()));
     return frame.finish(std::move(loaded));
