@@ -5,6 +5,7 @@
 #include <oneapi/tbb/parallel_invoke.h>
 
 #include "analysis.h"
+#include "content.h"
 
 namespace heapgraph::analysis {
 
@@ -91,6 +92,47 @@ void name_paths(Input& in, Findings& f) {
     graph::name_holders(in.graph, f.paths, names, f.holders);
 }
 
+// The value reader's pass over the dump.
+DumpValues read_values(Input& in) {
+    DumpValues values;
+    if (in.read_values) values = in.read_values();
+    else values.unavailable = "no dump to read values from";
+    return values;
+}
+
+// Path names and the value reader's pass both read the dump back: the naming pass is serial,
+// so the value pass (parallel) runs beside it and takes the idle core. The stage's note gives
+// the value pass's own time.
+void name_paths_and_read_values(Input& in, Findings& f, const Options& options, DumpValues& values, StageClock& clock) {
+    clock.start("path names");
+    if (!options.report) return name_paths(in, f);
+    double values_seconds = 0;
+    tbb::parallel_invoke([&] { name_paths(in, f); },
+                         [&] {
+                             const auto started = std::chrono::steady_clock::now();
+                             values = read_values(in);
+                             values_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+                         });
+    char note[64];
+    std::snprintf(note, sizeof note, "value pass alongside: %.2f s", values_seconds);
+    clock.note(note);
+}
+
+// The analyses of what the value pass read.
+void analyse_contents(Input& in, Findings& f, const Options& options, const DumpValues& values) {
+    ContentFindings& c = f.content;
+    if (!values.available) {
+        c.unavailable = values.unavailable;
+        f.warnings.push_back({"values_unavailable", 1, c.unavailable + ": duplicate strings and arrays are not computed"});
+        return;
+    }
+    c.values_read = true;
+    find_duplicates(in.graph, f.retained.in_tree, f.addresses, values, options.top, c);
+    if (c.split_arrays)
+        f.warnings.push_back({"values_split_arrays", c.split_arrays,
+                              "primitive arrays split by a segment boundary: their contents are not compared"});
+}
+
 // The tables the reports show, side by side: each walks the graph or the tree on its own.
 void make_tables(Findings& f, const Options& options) {
     const graph::HeapGraph& g = f.graph;
@@ -120,8 +162,12 @@ Findings analyse(Input in, const Options& options) {
         dominators_and_walks(in, f, options, clock);
         clock.start("suspects");
         find_suspects_and_holders(in, f, options);
-        clock.start("path names");
-        name_paths(in, f);
+        DumpValues values;
+        name_paths_and_read_values(in, f, options, values, clock);
+        if (options.report) {
+            clock.start("values");
+            analyse_contents(in, f, options, values);
+        }
         clock.start("tables");
         make_tables(f, options);
     }
@@ -132,6 +178,7 @@ Findings analyse(LoadedDump& dump, const Options& options) {
     Input in{.dump = dump.info, .graph = dump.graph, .addresses = dump.addresses, .weak_edges = dump.weak_edges,
              .field_names = &dump.field_names, .warnings = dump.warnings, .timings = std::move(dump.timings)};
     in.name_edges = [&dump, &options](std::span<const graph::PathEdge> edges) { name_edges(dump, edges, options.progress); };
+    in.read_values = [&dump, &options] { return read_values(dump, options.progress); };
     return analyse(std::move(in), options);
 }
 

@@ -13,8 +13,39 @@
 
 #include "graph.h"
 #include "pipeline.h"
+#include "values.h"
 
 namespace heapgraph::analysis {
+
+// A group of equal java.lang.String values (analysis/content.cpp).
+struct DuplicateString {
+    std::string value;          // UTF-8, at most kValueChars characters
+    bool value_cut = false;     // the value was longer
+    std::uint64_t length = 0;   // in UTF-16 code units (String.length())
+    std::uint64_t count = 0;    // String objects with this value
+    std::uint64_t arrays = 0;   // distinct backing arrays among them
+    std::uint64_t wasted_bytes = 0;  // all but one String and one array
+    graph::NodeId example = graph::kNoNode;
+};
+
+// A group of primitive arrays with equal type, length and contents.
+struct DuplicateArray {
+    graph::NodeId example = graph::kNoNode;
+    std::uint64_t length = 0, count = 0, wasted_bytes = 0;
+    std::string first_elements;  // "[0, 7, 14, ...]"
+};
+
+// What the value reader found (empty lists and a reason where the format holds no values).
+struct ContentFindings {
+    bool values_read = false;
+    std::string unavailable;  // why not
+    std::vector<DuplicateString> duplicate_strings;  // the `top` most wasteful groups
+    std::vector<DuplicateArray> duplicate_arrays;
+    std::uint64_t string_groups = 0, string_wasted_bytes = 0;  // over all groups
+    std::uint64_t array_groups = 0, array_wasted_bytes = 0;
+    std::uint64_t split_arrays = 0;  // arrays a segment boundary cuts: not compared
+};
+inline constexpr std::size_t kValueChars = 200;
 
 struct Options {
     std::size_t top = 100;           // rows of the dominator and consumer tables
@@ -38,6 +69,8 @@ struct Input {
     std::vector<Warning> warnings{};
     std::vector<StageTiming> timings{};  // of the load, continued by the analysis
     std::function<void(std::span<const graph::PathEdge>)> name_edges{};
+    // Reads field values and array contents (HPROF); unset: nothing to read them from.
+    std::function<DumpValues()> read_values{};
 };
 
 struct Findings {
@@ -67,6 +100,7 @@ struct Findings {
     std::uint64_t suspects_left_out = 0;  // past SuspectOptions::max_suspects
     std::vector<graph::Holder> holders{};
     double holder_min_percent = 0;
+    ContentFindings content{};
 };
 
 Findings analyse(Input input, const Options& options);

@@ -89,6 +89,13 @@ struct StringRecord {
 // Returns standard UTF-8: pairs become one 4-byte sequence; a lone surrogate half and bytes that
 // are no sequence become U+FFFD (standard 4-byte sequences, which some writers use, are kept).
 std::string utf8_from_modified(std::string_view text);
+// A Java string's contents as UTF-8: Latin-1 bytes (compact strings), or UTF-16 code units
+// in either byte order (byte[] values of JDK 9+ in the JVM's order, char[] big-endian).
+// Surrogates pair up; a lone half becomes U+FFFD. At most `max_chars` characters are decoded;
+// `cut` says whether more followed.
+enum class JavaChars : std::uint8_t { latin1, utf16_big_endian, utf16_little_endian };
+std::string utf8_from_java_chars(std::span<const std::uint8_t> bytes, JavaChars chars, std::size_t max_chars,
+                                 bool* cut = nullptr);
 
 struct LoadClassRecord {
     std::uint32_t serial = 0;

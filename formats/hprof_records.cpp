@@ -100,6 +100,27 @@ std::string utf8_from_modified(std::string_view text) {
     return out;
 }
 
+std::string utf8_from_java_chars(std::span<const std::uint8_t> bytes, JavaChars chars, std::size_t max_chars,
+                                 bool* cut) {
+    std::string out;
+    const std::size_t width = chars == JavaChars::latin1 ? 1 : 2;
+    const std::size_t units = bytes.size() / width;
+    auto unit = [&](std::size_t i) -> std::uint32_t {
+        if (width == 1) return bytes[i];
+        const std::uint32_t first = bytes[2 * i], second = bytes[2 * i + 1];
+        return chars == JavaChars::utf16_big_endian ? first << 8 | second : second << 8 | first;
+    };
+    std::size_t i = 0, written = 0;
+    for (; i < units && written < max_chars; ++written) {
+        std::uint32_t code = unit(i++);
+        if (code >= 0xD800 && code <= 0xDBFF && i < units && unit(i) >= 0xDC00 && unit(i) <= 0xDFFF)
+            code = 0x10000 + ((code - 0xD800) << 10) + (unit(i++) - 0xDC00);
+        append_utf8(out, surrogate(code) ? kReplacement : code);
+    }
+    if (cut) *cut = i < units;
+    return out;
+}
+
 std::string unknown_tag_name(const char* what, std::uint8_t tag) {
     char text[48];
     std::snprintf(text, sizeof text, "%s 0x%02x", what, tag);

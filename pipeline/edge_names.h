@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "formats.h"
@@ -20,6 +22,9 @@ struct DumpSource {
     bool release_pages = false;          // `file` is a file mapping whose pages may be dropped
     std::shared_ptr<const void> owner;   // keeps `file` mapped (null: the caller's memory)
     const MappedFile* mapping = nullptr; // `file`'s mapping, kept by `owner`: checked intact after reading
+    // The names of every instance field and static, by string id: the value reader finds
+    // fields by name (pipeline/values.cpp).
+    std::unordered_map<ObjectId, std::string> field_names;
 };
 
 }  // namespace heapgraph

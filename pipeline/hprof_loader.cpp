@@ -249,6 +249,21 @@ LoadedDump scanned(const TopLevel& top, const DecodedDump& decoded) {
     return loaded;
 }
 
+// DumpSource::field_names: the few strings that name fields, out of all the dump's strings.
+std::unordered_map<ObjectId, std::string> field_names(const TopLevel& top, const std::vector<ClassDump>& classes) {
+    std::unordered_map<ObjectId, std::string> names;
+    auto keep = [&](ObjectId id) {
+        if (names.count(id)) return;
+        auto text = top.strings.find(id);
+        if (text != top.strings.end()) names.emplace(id, utf8_from_modified(text->second));
+    };
+    for (const ClassDump& c : classes) {
+        for (const FieldDecl& f : c.fields) keep(f.name_id);
+        for (const StaticField& f : c.statics) keep(f.name_id);
+    }
+    return names;
+}
+
 }  // namespace
 
 LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, bool release_pages) {
@@ -284,7 +299,8 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     parts.progress = options.progress;
     LoadedDump loaded = build_heap(parts, info);  // times its own steps
     loaded.source = std::make_shared<DumpSource>(DumpSource{file, top.dumps[options.dump_index], info.id_size,
-                                                            std::move(hprof.classes), release_pages, nullptr});
+                                                            std::move(hprof.classes), release_pages, nullptr, nullptr, {}});
+    loaded.source->field_names = field_names(top, loaded.source->classes);
     if (top.unterminated_segment_runs)
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,
                                    "the last heap dump segment run has no HEAP DUMP END record: "

@@ -8,7 +8,7 @@ namespace heapgraph {
 
 namespace {
 
-constexpr std::array<WarningCode, 15> kCodes{{
+constexpr std::array<WarningCode, 17> kCodes{{
     {"roots_to_missing_objects", "root records that name addresses the dump does not contain",
      "those roots are skipped; what only they hold shows as unreachable"},
     {"system_classes_as_roots", "no ROOT STICKY CLASS records, so bootstrap classes were made roots (as MAT does)",
@@ -38,6 +38,10 @@ constexpr std::array<WarningCode, 15> kCodes{{
      "none for the figures, which count the records; the file may have been edited or cut"},
     {"truncated", "the dump is cut short and was read with `--allow-truncated`: where it ends and what was lost",
      "objects and references past the cut are missing (docs/hardening.md)"},
+    {"values_unavailable", "the format records no field values or array contents (PHD, classic text)",
+     "the content sections (duplicate strings and arrays) are empty"},
+    {"values_split_arrays", "primitive arrays whose record a segment boundary splits in the file",
+     "their contents are not compared: they join no duplicate group"},
     {"truncated_output",
      "the report was cut to stay bounded: names over 1,024 bytes, sections over 50,000 rows, suspects past the 100 "
      "biggest, suspect paths over 100 steps (see `path_omitted`); the message lists each cut",

@@ -218,6 +218,38 @@ Json collections_section(const Findings& a, Cut& cut) {
     return out;
 }
 
+// ---- content (analysis/content.cpp) -------------------------------------------------------
+
+Json content_section(const Findings& a) {
+    const analysis::ContentFindings& c = a.content;
+    Json out;
+    out["values_read"] = c.values_read;
+    out["unavailable"] = c.values_read ? Json(nullptr) : Json(c.unavailable);
+    out["duplicate_string_groups"] = c.string_groups;
+    out["duplicate_strings_wasted_bytes"] = c.string_wasted_bytes;
+    out["duplicate_array_groups"] = c.array_groups;
+    out["duplicate_arrays_wasted_bytes"] = c.array_wasted_bytes;
+    return out;
+}
+
+Json duplicate_strings_section(const Findings& a) {
+    Json rows = Json::array();
+    for (const analysis::DuplicateString& d : a.content.duplicate_strings)
+        rows.push_back(Json{{"value", d.value}, {"value_cut", d.value_cut}, {"length", d.length}, {"count", d.count},
+                            {"arrays", d.arrays}, {"wasted_bytes", d.wasted_bytes},
+                            {"example_id", hex_id(a.addresses[d.example])}});
+    return rows;
+}
+
+Json duplicate_arrays_section(const Findings& a) {
+    Json rows = Json::array();
+    for (const analysis::DuplicateArray& d : a.content.duplicate_arrays)
+        rows.push_back(Json{{"class", a.graph.classes[a.graph.class_index[d.example]].name}, {"length", d.length},
+                            {"count", d.count}, {"wasted_bytes", d.wasted_bytes}, {"first_elements", d.first_elements},
+                            {"example_id", hex_id(a.addresses[d.example])}});
+    return rows;
+}
+
 // ---- suspects and consumers (docs/suspects.md) -------------------------------------------
 
 // "12,345,678"
@@ -484,6 +516,9 @@ Json json_document(const Findings& a) {
     report["suspect_threshold_percent"] = a.suspect_threshold;
     report["suspects"] = std::move(suspects);
     report["consumers"] = std::move(consumers);
+    report["content"] = content_section(a);
+    report["duplicate_strings"] = duplicate_strings_section(a);
+    report["duplicate_arrays"] = duplicate_arrays_section(a);
     report["warnings"] = warnings_section(a.warnings, cuts);
     return report;
 }

@@ -49,7 +49,7 @@ TEST_CASE("analysis: each analysis runs once, in order, and the edges are releas
     analysis::Findings f = analysis::analyse(std::move(in), {.top = 5, .suspect_threshold = 30, .holders = true});
 
     // Collections and paths run beside the dominator step: its note gives their time.
-    CHECK(stages(f) == std::vector<std::string>{"dominators", "suspects", "path names", "tables"});
+    CHECK(stages(f) == std::vector<std::string>{"dominators", "suspects", "path names", "values", "tables"});
     CHECK(f.timings[0].note.find("condensed to ") == 0);
     CHECK(f.timings[0].note.find("; collections and paths alongside: ") != std::string::npos);
     CHECK(g.out.empty());  // released: nothing after the dominators needs them

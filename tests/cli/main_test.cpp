@@ -159,6 +159,6 @@ TEST_CASE("cli: --timings prints stage times and adds them to the JSON") {
         CHECK(t["peak_rss_bytes"].get<std::uint64_t>() > 0);
     }
     CHECK(stages == std::vector<std::string>{"inflate", "frame", "decode", "index", "nodes", "size model", "edges",
-                                             "transpose", "dominators", "suspects", "path names", "tables", "report"});
+                                             "transpose", "dominators", "suspects", "path names", "values", "tables", "report"});
     CHECK(report["timings"][8]["note"].get<std::string>().find("condensed to ") == 0);
 }

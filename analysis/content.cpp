@@ -1,0 +1,331 @@
+// Duplicate strings and arrays, from the value reader's records (pipeline/values.h).
+//
+// Strings: every java.lang.String the report counts (in the dominator tree) is keyed by a
+// hash of its contents (its array's hash, or its slice's for a JDK 6 substring), their byte
+// length and encoding. Equal keys are then compared byte for byte, so a hash collision never
+// joins two values. A group's waste is every String but one and every distinct backing
+// array but one: copies that share one array waste only their String objects.
+// Arrays: primitive arrays that are no String's value, grouped by type, length and contents
+// the same way; a group wastes all its arrays but one. docs/report-schema.md says where this
+// differs from Eclipse MAT.
+#include "content.h"
+
+#include "edge_names.h"
+#include "mapped_file.h"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_sort.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstring>
+
+namespace heapgraph::analysis {
+
+namespace {
+
+using graph::NodeId;
+using graph::kNoNode;
+
+// Node of each record (sorted by address): one merge with the dump's sorted addresses.
+template <typename Record>
+std::vector<NodeId> nodes_of(const std::vector<Record>& records, std::span<const std::uint64_t> addresses) {
+    std::vector<NodeId> nodes(records.size(), kNoNode);
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        while (j < addresses.size() && addresses[j] < records[i].address) ++j;
+        if (j < addresses.size() && addresses[j] == records[i].address) nodes[i] = static_cast<NodeId>(j);
+    }
+    return nodes;
+}
+
+constexpr std::uint32_t kNoArray = 0xFFFFFFFFu;
+
+// Each string's value: its index in values.arrays (sorted by address), or kNoArray.
+std::vector<std::uint32_t> value_arrays(const DumpValues& values) {
+    std::vector<std::uint32_t> index(values.strings.size(), kNoArray);
+    const auto& arrays = values.arrays;
+    tbb::parallel_for(std::size_t{0}, index.size(), [&](std::size_t i) {
+        auto it = std::lower_bound(arrays.begin(), arrays.end(), values.strings[i].value,
+                                   [](const ArrayObject& a, ObjectId x) { return a.address < x; });
+        if (it != arrays.end() && it->address == values.strings[i].value) index[i] = static_cast<std::uint32_t>(it - arrays.begin());
+    });
+    return index;
+}
+
+// One object to group: its contents' key, then the object.
+struct Member {
+    std::uint64_t hash = 0, bytes = 0;
+    std::uint32_t kind = 0;  // strings: JavaChars; arrays: element type
+    NodeId node = kNoNode;
+    std::uint32_t array = 0;  // index into DumpValues::arrays
+    std::uint64_t from = 0;   // first byte of the contents within the array's elements
+
+    bool same_key(const Member& o) const { return hash == o.hash && bytes == o.bytes && kind == o.kind; }
+    bool operator<(const Member& o) const {
+        return std::tie(hash, bytes, kind, node) < std::tie(o.hash, o.bytes, o.kind, o.node);
+    }
+};
+
+class Grouper {
+public:
+    explicit Grouper(const DumpValues& values) : values_(values) {}
+
+    Bytes contents(const Member& m) const {
+        return values_.elements(values_.arrays[m.array]).subspan(m.from, m.bytes);
+    }
+
+    // Calls group(first, last) for every run of two or more members with equal contents,
+    // `members` sorted by key. Runs of one key are compared byte for byte in one sweep in
+    // file order (check_in_file_order); a run a hash collision mixed is sorted by contents
+    // and split.
+    template <typename Group>
+    void for_each_group(std::vector<Member>& members, Group&& group) const {
+        const std::vector<std::uint8_t> differs = check_in_file_order(members);
+        for_each_run(members, [&](std::size_t begin, std::size_t end) {
+            auto first = members.begin() + static_cast<std::ptrdiff_t>(begin);
+            auto last = members.begin() + static_cast<std::ptrdiff_t>(end);
+            if (std::none_of(differs.begin() + static_cast<std::ptrdiff_t>(begin),
+                             differs.begin() + static_cast<std::ptrdiff_t>(end), [](std::uint8_t d) { return d; })) {
+                group(first, last);
+                return;
+            }
+            split_by_contents(first, last);
+            for (auto run = first; run != last;) {
+                auto stop = std::find_if(run + 1, last, [&](const Member& m) { return !equal(m, *run); });
+                if (stop - run >= 2) group(run, stop);
+                run = stop;
+            }
+        });
+    }
+
+private:
+    // Calls run(begin, end) for each run of two or more members with one key.
+    template <typename Run>
+    static void for_each_run(const std::vector<Member>& members, Run&& run) {
+        for (std::size_t begin = 0, end; begin < members.size(); begin = end) {
+            end = begin + 1;
+            while (end < members.size() && members[end].same_key(members[begin])) ++end;
+            if (end - begin >= 2) run(begin, end);
+        }
+    }
+
+    std::uint64_t file_position(const Member& m) const { return values_.arrays[m.array].data_offset + m.from; }
+
+    // Whether each member differs from the first of its run in file order. One sweep over
+    // the file, in the order the contents lie in it: the first of a run is copied (up to
+    // 1 MiB; a larger one is read again where it lies), the others are compared with it, and
+    // the pages behind the sweep are released as the loader releases them, so the sweep
+    // costs the memory of the copies, not of the file.
+    std::vector<std::uint8_t> check_in_file_order(const std::vector<Member>& members) const {
+        struct Visit {
+            std::uint64_t position;
+            std::uint32_t member, run;
+        };
+        std::vector<Visit> order;
+        std::uint32_t runs = 0;
+        for_each_run(members, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i)
+                order.push_back({file_position(members[i]), static_cast<std::uint32_t>(i), runs});
+            ++runs;
+        });
+        tbb::parallel_sort(order.begin(), order.end(), [](const Visit& a, const Visit& b) {
+            return a.position != b.position ? a.position < b.position : a.member < b.member;
+        });
+        constexpr std::uint64_t kCopyLimit = 1u << 20, kReleaseStep = 64u << 20;
+        std::vector<std::string> copies(runs);
+        std::vector<std::int64_t> first(runs, -1);
+        std::vector<std::uint8_t> differs(members.size(), 0);
+        const Bytes file = values_.source->file;
+        std::uint64_t released = 0;
+        for (const Visit& v : order) {
+            Bytes here = contents(members[v.member]);
+            if (first[v.run] < 0) {
+                first[v.run] = v.member;
+                if (here.size() <= kCopyLimit) copies[v.run].assign(reinterpret_cast<const char*>(here.data()), here.size());
+            } else {
+                Bytes kept = here.size() <= kCopyLimit
+                                 ? Bytes(reinterpret_cast<const std::uint8_t*>(copies[v.run].data()), copies[v.run].size())
+                                 : contents(members[static_cast<std::size_t>(first[v.run])]);
+                differs[v.member] = kept.size() != here.size() || std::memcmp(kept.data(), here.data(), here.size()) != 0;
+            }
+            if (values_.source->release_pages && v.position > released + kReleaseStep) {
+                release_pages(file.subspan(released, v.position - released));
+                released = v.position;
+            }
+        }
+        return differs;
+    }
+
+    bool equal(const Member& a, const Member& b) const {
+        Bytes x = contents(a), y = contents(b);
+        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size()) == 0;
+    }
+
+    // A hash collision: order the run by contents (then node), so equal contents lie together.
+    template <typename It>
+    void split_by_contents(It first, It last) const {
+        std::sort(first, last, [&](const Member& a, const Member& b) {
+            Bytes x = contents(a), y = contents(b);
+            int order = std::memcmp(x.data(), y.data(), std::min(x.size(), y.size()));
+            return order != 0 ? order < 0 : a.node < b.node;
+        });
+    }
+
+    const DumpValues& values_;
+};
+
+JavaChars string_chars(const StringObject& s, const ArrayObject& a, bool big_endian) {
+    if (a.type == static_cast<std::uint8_t>(BasicType::char_)) return JavaChars::utf16_big_endian;
+    if (s.coder == 1) return big_endian ? JavaChars::utf16_big_endian : JavaChars::utf16_little_endian;
+    return JavaChars::latin1;
+}
+
+// The strings to group: counted, with a char[] or byte[] value the pass read whole.
+std::vector<Member> string_members(std::span<const std::uint8_t> counted, std::span<const std::uint64_t> addresses,
+                                   const DumpValues& values, std::span<const std::uint32_t> value_index) {
+    const std::vector<NodeId> nodes = nodes_of(values.strings, addresses);
+    std::vector<Member> members;
+    for (std::size_t i = 0; i < values.strings.size(); ++i) {
+        const StringObject& s = values.strings[i];
+        if (nodes[i] == kNoNode || !counted[nodes[i]]) continue;
+        const std::uint32_t at = value_index[i];
+        if (at == kNoArray) continue;
+        const ArrayObject& a = values.arrays[at];
+        if (a.type != static_cast<std::uint8_t>(BasicType::char_) && a.type != static_cast<std::uint8_t>(BasicType::byte))
+            continue;
+        Bytes whole = values.elements(a);
+        if (whole.size() != std::uint64_t{a.length} * basic_type_size(a.type, 4)) continue;  // split: not compared
+        Member m{a.hash, whole.size(), static_cast<std::uint32_t>(string_chars(s, a, values.utf16_big_endian)), nodes[i],
+                 static_cast<std::uint32_t>(at), 0};
+        const bool slice = s.offset >= 0 && s.count >= 0 && (s.offset != 0 || static_cast<std::uint32_t>(s.count) != a.length);
+        if (slice) {  // JDK 6: the String uses part of its char[]
+            const std::uint64_t width = basic_type_size(a.type, 4);
+            const std::uint64_t from = std::uint64_t(s.offset) * width, bytes = std::uint64_t(s.count) * width;
+            if (from > whole.size() || bytes > whole.size() - from) continue;
+            m.from = from, m.bytes = bytes, m.hash = content_hash(whole.subspan(from, bytes));
+        }
+        members.push_back(m);
+    }
+    return members;
+}
+
+// Arrays that back a String are counted with the strings, not again here.
+std::vector<Member> array_members(std::span<const std::uint8_t> counted, std::span<const NodeId> nodes,
+                                  const DumpValues& values, std::span<const std::uint32_t> value_index) {
+    std::vector<std::uint8_t> string_value(values.arrays.size(), 0);
+    for (std::uint32_t at : value_index)
+        if (at != kNoArray) string_value[at] = 1;
+    std::vector<Member> members;
+    for (std::size_t i = 0; i < values.arrays.size(); ++i) {
+        const ArrayObject& a = values.arrays[i];
+        if (nodes[i] == kNoNode || !counted[nodes[i]] || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
+        const std::uint64_t bytes = std::uint64_t{a.length} * basic_type_size(a.type, 4);
+        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<std::uint32_t>(i), 0});
+    }
+    return members;
+}
+
+// "[0, 7, 14, ...]": the first elements of an array, as Java prints them.
+std::string first_elements(Bytes bytes, std::uint8_t type, std::uint64_t length) {
+    constexpr std::uint64_t kShown = 8;
+    const std::uint32_t width = basic_type_size(type, 4);
+    std::string out = "[";
+    for (std::uint64_t i = 0; i < std::min(length, kShown) && (i + 1) * width <= bytes.size(); ++i) {
+        std::uint64_t bits = 0;
+        for (std::uint32_t b = 0; b < width; ++b) bits = bits << 8 | bytes[i * width + b];
+        char text[40];
+        switch (static_cast<BasicType>(type)) {
+            case BasicType::boolean: std::snprintf(text, sizeof text, "%s", bits ? "true" : "false"); break;
+            case BasicType::float_: std::snprintf(text, sizeof text, "%g", std::bit_cast<float>(static_cast<std::uint32_t>(bits))); break;
+            case BasicType::double_: std::snprintf(text, sizeof text, "%g", std::bit_cast<double>(bits)); break;
+            case BasicType::char_: std::snprintf(text, sizeof text, "U+%04llX", static_cast<unsigned long long>(bits)); break;
+            case BasicType::byte: std::snprintf(text, sizeof text, "%d", static_cast<int>(static_cast<std::int8_t>(bits))); break;
+            case BasicType::short_: std::snprintf(text, sizeof text, "%d", static_cast<int>(static_cast<std::int16_t>(bits))); break;
+            case BasicType::int_: std::snprintf(text, sizeof text, "%d", static_cast<std::int32_t>(bits)); break;
+            default: std::snprintf(text, sizeof text, "%lld", static_cast<long long>(bits)); break;
+        }
+        if (i) out += ", ";
+        out += text;
+    }
+    if (length > kShown) out += ", ...";
+    return out + "]";
+}
+
+// Most wasted bytes first, then most copies, then the example's address (node order).
+template <typename Row>
+bool most_wasted(const std::pair<Row, Member>& x, const std::pair<Row, Member>& y) {
+    const Row &a = x.first, &b = y.first;
+    return std::tie(b.wasted_bytes, b.count, a.example) < std::tie(a.wasted_bytes, a.count, b.example);
+}
+
+template <typename Row, typename Less>
+void keep_top(std::vector<Row>& rows, std::size_t top, Less less) {
+    const std::size_t kept = std::min(top, rows.size());
+    std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(kept), rows.end(), less);
+    rows.resize(kept);
+}
+
+}  // namespace
+
+void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> counted,
+                     std::span<const std::uint64_t> addresses, const DumpValues& values, std::size_t top,
+                     ContentFindings& out) {
+    const Grouper grouper(values);
+    const std::vector<NodeId> array_nodes = nodes_of(values.arrays, addresses);
+    auto array_bytes = [&](std::uint32_t a) { return array_nodes[a] == kNoNode ? 0 : g.shallow_bytes[array_nodes[a]]; };
+    const std::vector<std::uint32_t> value_index = value_arrays(values);
+    std::vector<Member> strings = string_members(counted, addresses, values, value_index);
+    tbb::parallel_sort(strings.begin(), strings.end());
+    // Values are decoded for the rows kept only: decoding every group would read the file
+    // again in random order.
+    std::vector<std::pair<DuplicateString, Member>> string_rows;
+    grouper.for_each_group(strings, [&](auto first, auto last) {
+        DuplicateString d;
+        d.count = static_cast<std::uint64_t>(last - first);
+        std::vector<std::uint32_t> arrays;
+        for (auto m = first; m != last; ++m) {
+            d.wasted_bytes += g.shallow_bytes[m->node];
+            arrays.push_back(m->array);
+        }
+        std::sort(arrays.begin(), arrays.end());
+        arrays.erase(std::unique(arrays.begin(), arrays.end()), arrays.end());
+        d.arrays = arrays.size();
+        for (std::uint32_t a : arrays) d.wasted_bytes += array_bytes(a);
+        d.wasted_bytes -= g.shallow_bytes[first->node] + array_bytes(first->array);
+        d.length = static_cast<JavaChars>(first->kind) == JavaChars::latin1 ? first->bytes : first->bytes / 2;
+        d.example = first->node;
+        out.string_wasted_bytes += d.wasted_bytes;
+        ++out.string_groups;
+        string_rows.emplace_back(d, *first);
+    });
+    strings = {};
+    keep_top(string_rows, top, most_wasted<DuplicateString>);
+    for (auto& [d, first] : string_rows) {
+        d.value = utf8_from_java_chars(grouper.contents(first), static_cast<JavaChars>(first.kind), kValueChars, &d.value_cut);
+        out.duplicate_strings.push_back(std::move(d));
+    }
+
+    std::vector<Member> arrays = array_members(counted, array_nodes, values, value_index);
+    tbb::parallel_sort(arrays.begin(), arrays.end());
+    std::vector<std::pair<DuplicateArray, Member>> array_rows;
+    grouper.for_each_group(arrays, [&](auto first, auto last) {
+        DuplicateArray d;
+        d.example = first->node;
+        d.count = static_cast<std::uint64_t>(last - first);
+        d.length = values.arrays[first->array].length;
+        for (auto m = first + 1; m != last; ++m) d.wasted_bytes += g.shallow_bytes[m->node];
+        out.array_wasted_bytes += d.wasted_bytes;
+        ++out.array_groups;
+        array_rows.emplace_back(d, *first);
+    });
+    keep_top(array_rows, top, most_wasted<DuplicateArray>);
+    for (auto& [d, first] : array_rows) {
+        d.first_elements = first_elements(grouper.contents(first), static_cast<std::uint8_t>(first.kind), d.length);
+        out.duplicate_arrays.push_back(std::move(d));
+    }
+    out.split_arrays = values.split_arrays;
+}
+
+}  // namespace heapgraph::analysis

@@ -1,0 +1,16 @@
+// The content analyses (analysis/content.cpp): what the value reader's records say about waste.
+#pragma once
+
+#include <span>
+
+#include "analysis.h"
+
+namespace heapgraph::analysis {
+
+// Fills out's duplicate strings and arrays over the objects `counted` marks (by node),
+// keeping the `top` most wasteful groups of each and totals over all.
+void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> counted,
+                     std::span<const std::uint64_t> addresses, const DumpValues& values, std::size_t top,
+                     ContentFindings& out);
+
+}  // namespace heapgraph::analysis

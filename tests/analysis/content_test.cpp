@@ -1,0 +1,126 @@
+// The content analyses (analysis/content.cpp) on the planted dump: data/gen/ContentDemo.java
+// plants duplicate strings and arrays and writes the figures it knows (the JVM's own object
+// sizes, Instrumentation.getObjectSize) to contentdemo.expected.json.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <oneapi/tbb/task_arena.h>
+
+#include "analysis.h"
+#include "content.h"
+#include "edge_names.h"
+#include "test_support.h"
+#include "values.h"
+
+namespace {
+
+using namespace heapgraph;
+using Json = nlohmann::json;
+
+Json expected_figures() {
+    std::vector<std::uint8_t> bytes = test::read_file(test::data_path("samples/contentdemo.expected.json"));
+    return Json::parse(bytes.begin(), bytes.end());
+}
+
+}  // namespace
+
+// Findings hold a reference to the graph, so they are made where the dump lives.
+TEST_CASE("duplicate strings equal the planted program's own counts and wasted bytes") {
+    LoadedDump dump = load_dump(test::data_path("samples/contentdemo.hprof.gz"), {});
+    analysis::Findings f = analysis::analyse(dump, {.top = 1000});
+    REQUIRE(f.content.values_read);
+    const Json expected = expected_figures();
+    REQUIRE(expected["strings"].size() == 5);
+    for (const Json& planted : expected["strings"]) {
+        CAPTURE(planted["name"].get<std::string>());
+        auto row = std::find_if(f.content.duplicate_strings.begin(), f.content.duplicate_strings.end(),
+                                [&](const analysis::DuplicateString& d) { return d.value == planted["value"].get<std::string>(); });
+        REQUIRE(row != f.content.duplicate_strings.end());
+        CHECK(row->count == planted["count"].get<std::uint64_t>());
+        CHECK(row->arrays == planted["distinct_arrays"].get<std::uint64_t>());
+        CHECK(row->length == planted["length"].get<std::uint64_t>());
+        CHECK(row->wasted_bytes == planted["wasted_bytes"].get<std::uint64_t>());
+        CHECK(dump.graph.shallow_bytes[row->example] == planted["string_shallow"].get<std::uint64_t>());
+    }
+    // Sorted by wasted bytes: the 20,000 copies first.
+    CHECK(f.content.duplicate_strings.front().value == "planted-duplicate-alpha");
+    for (std::size_t i = 1; i < f.content.duplicate_strings.size(); ++i)
+        CHECK(f.content.duplicate_strings[i - 1].wasted_bytes >= f.content.duplicate_strings[i].wasted_bytes);
+}
+
+TEST_CASE("duplicate primitive arrays equal the planted program's own counts and wasted bytes") {
+    LoadedDump dump = load_dump(test::data_path("samples/contentdemo.hprof.gz"), {});
+    analysis::Findings f = analysis::analyse(dump, {.top = 1000});
+    const Json expected = expected_figures();
+    REQUIRE(expected["arrays"].size() == 3);
+    for (const Json& planted : expected["arrays"]) {
+        const std::string type = planted["element_type"].get<std::string>() + "[]";
+        CAPTURE(type);
+        auto row = std::find_if(f.content.duplicate_arrays.begin(), f.content.duplicate_arrays.end(),
+                                [&](const analysis::DuplicateArray& d) {
+                                    return dump.graph.classes[dump.graph.class_index[d.example]].name == type &&
+                                           d.length == planted["length"].get<std::uint64_t>() &&
+                                           d.count == planted["count"].get<std::uint64_t>();
+                                });
+        REQUIRE(row != f.content.duplicate_arrays.end());
+        CHECK(row->wasted_bytes == planted["wasted_bytes"].get<std::uint64_t>());
+        CHECK(dump.graph.shallow_bytes[row->example] == planted["array_shallow"].get<std::uint64_t>());
+    }
+    // int[100] holds i * 7: the row shows its first elements.
+    auto ints = std::find_if(f.content.duplicate_arrays.begin(), f.content.duplicate_arrays.end(),
+                             [](const analysis::DuplicateArray& d) { return d.length == 100 && d.count == 500; });
+    REQUIRE(ints != f.content.duplicate_arrays.end());
+    CHECK(ints->first_elements == "[0, 7, 14, 21, 28, 35, 42, 49, ...]");
+}
+
+TEST_CASE("the value reader's records do not depend on the thread count") {
+    LoadedDump dump = load_dump(test::data_path("samples/contentdemo.hprof.gz"), {});
+    DumpValues two = read_values(dump);
+    tbb::task_arena one_thread(1);
+    DumpValues one = one_thread.execute([&] { return read_values(dump); });
+    REQUIRE(one.strings.size() == two.strings.size());
+    REQUIRE(one.arrays.size() == two.arrays.size());
+    for (std::size_t i = 0; i < one.arrays.size(); ++i) {
+        CHECK(one.arrays[i].address == two.arrays[i].address);
+        CHECK(one.arrays[i].hash == two.arrays[i].hash);
+    }
+    CHECK(one.strings.size() >= 29010);  // the planted strings alone
+    CHECK_FALSE(one.utf16_big_endian);   // x86: StringUTF16.HI_BYTE_SHIFT is 0
+}
+
+TEST_CASE("formats without values give empty content sections and a values_unavailable warning") {
+    LoadedDump dump = load_dump(test::data_path("phd/heapdump.20100209.165721.4484.phd"), {});
+    analysis::Findings f = analysis::analyse(dump, {});
+    CHECK_FALSE(f.content.values_read);
+    CHECK(f.content.unavailable.find("no field values") != std::string::npos);
+    CHECK(f.content.duplicate_strings.empty());
+    auto w = std::find_if(f.warnings.begin(), f.warnings.end(), [](const Warning& w) { return w.code == "values_unavailable"; });
+    CHECK(w != f.warnings.end());
+}
+
+TEST_CASE("equal hashes with different contents never join a group") {
+    // Three byte[4] arrays in a made-up file: two equal, one different, all given one hash.
+    std::vector<std::uint8_t> file = {1, 2, 3, 4, 1, 2, 3, 4, 9, 9, 9, 9};
+    auto source = std::make_shared<DumpSource>();
+    source->file = Bytes(file.data(), file.size());
+    source->id_size = 8;
+    DumpValues values;
+    values.available = true;
+    values.source = source;
+    for (std::uint64_t i = 0; i < 3; ++i)
+        values.arrays.push_back({0x100 + 0x10 * i, 4 * i, 4, static_cast<std::uint8_t>(BasicType::byte), 42});
+    graph::HeapInput in;
+    in.classes = {{"byte[]", graph::kNoNode, graph::kNoNode}};
+    in.kind.assign(3, graph::NodeKind::primitive_array);
+    in.class_index.assign(3, 0);
+    in.shallow_bytes.assign(3, 24);
+    graph::HeapGraph g = graph::build_heap_graph(std::move(in));
+    const std::vector<std::uint64_t> addresses = {0x100, 0x110, 0x120};
+    const std::vector<std::uint8_t> counted(3, 1);
+    analysis::ContentFindings out;
+    analysis::find_duplicates(g, counted, addresses, values, 10, out);
+    REQUIRE(out.duplicate_arrays.size() == 1);
+    CHECK(out.duplicate_arrays[0].count == 2);
+    CHECK(out.duplicate_arrays[0].wasted_bytes == 24);
+    CHECK(out.duplicate_arrays[0].first_elements == "[1, 2, 3, 4]");
+}
