@@ -371,6 +371,7 @@ std::string_view page_tail() {
   </section>
   <section id="consumers"><h2>Top consumers</h2><div id="consumers-body"></div></section>
   <section id="histogram"><h2>Class histogram</h2><div id="histogram-body"></div></section>
+  <section id="duplicates"><h2>Duplicate strings and arrays</h2><div id="duplicates-body"></div></section>
   <section id="left-out"><h2>Left out of this page</h2><div id="left-out-body"></div></section>
 </main>
 <footer id="footer"></footer>
@@ -838,6 +839,26 @@ function drawHistogram() {
   render();
 }
 
+// ---- duplicate strings and arrays (the value reader's findings) ----
+function drawDuplicates() {
+  var box = $('duplicates-body'), c = R.content || {};
+  if (!c.values_read) {
+    add(box, el('p', 'muted', 'Not computed: ' + (c.unavailable || 'this report has no content section') + '.'));
+    return;
+  }
+  add(box, el('p', 'lead', num(c.duplicate_string_groups) + ' groups of equal strings waste ' + bytes(c.duplicate_strings_wasted_bytes) +
+      '; ' + num(c.duplicate_array_groups) + ' groups of equal primitive arrays waste ' + bytes(c.duplicate_arrays_wasted_bytes) +
+      '. Wasted is what keeping one copy would save.'));
+  var strings = (Array.isArray(R.duplicate_strings) ? R.duplicate_strings : []).map(function (d) {
+    return {value: d.value + (d.value_cut ? '\u2026' : ''), length: d.length, copies: d.count, arrays: d.arrays, wasted_bytes: d.wasted_bytes, example: d.example_id};
+  });
+  var arrays = (Array.isArray(R.duplicate_arrays) ? R.duplicate_arrays : []).map(function (d) {
+    return {'class': d['class'], length: d.length, copies: d.count, wasted_bytes: d.wasted_bytes, first_elements: d.first_elements, example: d.example_id};
+  });
+  add(box, el('h3', null, 'Strings'), add(el('div', 'table-box'), genericTable(strings)),
+      el('h3', null, 'Primitive arrays'), add(el('div', 'table-box'), genericTable(arrays)));
+}
+
 // ---- top consumers: the `consumers` section when the report has it ----
 function drawConsumers() {
   var box = $('consumers-body'), grid = el('div', 'consumers');
@@ -896,6 +917,7 @@ function selftest() {
   if (sortButton) sortButton.click();
   result.histogram_rows = document.querySelectorAll('#hist-table tbody tr').length;
   result.treemap_rects = document.querySelectorAll('#treemap rect').length;
+  result.duplicate_rows = document.querySelectorAll('#duplicates-body tbody tr').length;
   result.img_elements = document.getElementsByTagName('img').length;
   result.script_elements = document.getElementsByTagName('script').length;
   result.errors = window.__hgErrors.slice();
@@ -911,6 +933,7 @@ guard('suspects', drawSuspects);
 guard('tree', drawTree);
 guard('consumers', drawConsumers);
 guard('histogram', drawHistogram);
+guard('duplicates', drawDuplicates);
 guard('left-out', drawLeftOut);
 if (location.hash === '#selftest') selftest();
 showErrors();

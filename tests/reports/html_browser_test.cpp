@@ -126,6 +126,16 @@ TEST_CASE("html report in chromium: payload class names show as text, never as e
     CHECK(from_graph.dom.find("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
 }
 
+TEST_CASE("html report in chromium: duplicate strings show the planted hostile value as text") {
+    REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (apt-get install chromium): the browser tests need it");
+    PageRun page = load_page(html_of(test::data_path("samples/contentdemo.hprof.gz"), "contentdemo"));
+    check_clean(page);
+    CHECK(page.selftest["duplicate_rows"].get<int>() >= 8);  // 5 planted string groups, 3 array groups
+    CHECK(page.dom.find("planted-duplicate-alpha") != std::string::npos);
+    CHECK(page.dom.find("planted-utf16-caf\u00e9-\u03b2eta-\u20ac") != std::string::npos);
+    CHECK(page.dom.find("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+}
+
 TEST_CASE("html report in chromium: the page of every dump in data/ loads without errors") {
     REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (apt-get install chromium): the browser tests need it");
     auto started = std::chrono::steady_clock::now();
