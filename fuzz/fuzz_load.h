@@ -1,6 +1,6 @@
 // Shared body of the reader fuzz targets: the bytes go through load_dump_bytes, the entry
 // point the CLI uses, with one thread and small limits; a dump that loads is then analysed
-// (dominators, paths, suspects), since a reader that accepts hostile bytes hands the graph
+// (dominators, paths, suspects, the value reader's duplicates), since a reader that accepts hostile bytes hands the graph
 // whatever they claim. A clean error (DumpError and friends) is the expected outcome for
 // most inputs; a crash, a sanitizer report, a leak or a timeout is a finding.
 #pragma once
@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "content.h"
 #include "pipeline.h"
+#include "values.h"
 
 namespace heapgraph::fuzz {
 
@@ -27,6 +29,9 @@ inline bool try_load(Bytes bytes, bool allow_truncated) {
         (void)graph::find_suspects(dump.graph, retained, paths, {});
         (void)graph::count_collections(dump.graph);
         (void)graph::class_loader_table(dump.graph, retained);
+        // The value reader reads the hostile records again, for field values and contents.
+        analysis::ContentFindings content;
+        analysis::find_duplicates(dump.graph, retained.in_tree, dump.addresses, read_values(dump), 10, content);
         return true;
     } catch (const DumpError&) {
     } catch (const UnreadableDump&) {
