@@ -272,6 +272,7 @@ void keep_top(std::vector<Row>& rows, std::size_t top, Less less) {
 void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> counted,
                      std::span<const std::uint64_t> addresses, const DumpValues& values, std::size_t top,
                      ContentFindings& out) {
+    if (!values.available || !values.source) return;  // PHD, classic: nothing was read
     const Grouper grouper(values);
     const std::vector<NodeId> array_nodes = nodes_of(values.arrays, addresses);
     auto array_bytes = [&](std::uint32_t a) { return array_nodes[a] == kNoNode ? 0 : g.shallow_bytes[array_nodes[a]]; };
