@@ -34,13 +34,19 @@ std::string dominators_note(const graph::DominatorTree& tree, const char* walks,
 
 // Collections, then paths: walks over the out rows. Their seconds go in the dominator
 // stage's note (they run beside it, and only its bar is drawn).
-double walk_edges(const Input& in, Findings& f, const Options& options) {
-    const auto started = std::chrono::steady_clock::now();
+void walk_edges(const Input& in, Findings& f, const Options& options) {
     if (options.report) {
         f.collections = graph::count_collections(in.graph);
         f.collections_counted = true;
     }
     f.paths = graph::shortest_path_tree(in.graph, in.weak_edges);
+}
+
+// Seconds `work` took: what runs beside a stage is named in that stage's note.
+template <typename Work>
+double seconds_of(Work&& work) {
+    const auto started = std::chrono::steady_clock::now();
+    work();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
@@ -56,7 +62,7 @@ void dominators_and_walks(Input& in, Findings& f, const Options& options, StageC
     f.retained = graph::compute_retained(
         in.graph, {.keep_unreachable = f.keep_unreachable,
                    .release_edges = options.release_edges,
-                   .beside_numbering = [&] { walk_seconds = walk_edges(in, f, options); },
+                   .beside_numbering = [&] { walk_seconds = seconds_of([&] { walk_edges(in, f, options); }); },
                    .progress = bar(options, "dominators")});
     clock.note(dominators_note(f.retained.tree, options.report ? "collections and paths" : "paths", walk_seconds));
 }
@@ -108,11 +114,7 @@ void name_paths_and_read_values(Input& in, Findings& f, const Options& options, 
     if (!options.report) return name_paths(in, f);
     double values_seconds = 0;
     tbb::parallel_invoke([&] { name_paths(in, f); },
-                         [&] {
-                             const auto started = std::chrono::steady_clock::now();
-                             values = read_values(in);
-                             values_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-                         });
+                         [&] { values_seconds = seconds_of([&] { values = read_values(in); }); });
     char note[64];
     std::snprintf(note, sizeof note, "value pass alongside: %.2f s", values_seconds);
     clock.note(note);

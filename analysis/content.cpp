@@ -10,6 +10,7 @@
 // differs from Eclipse MAT.
 #include "content.h"
 
+#include "byte_reader.h"
 #include "edge_names.h"
 #include "mapped_file.h"
 
@@ -233,8 +234,7 @@ std::string first_elements(Bytes bytes, std::uint8_t type, std::uint64_t length)
     const std::uint32_t width = basic_type_size(type, 4);
     std::string out = "[";
     for (std::uint64_t i = 0; i < std::min(length, kShown) && (i + 1) * width <= bytes.size(); ++i) {
-        std::uint64_t bits = 0;
-        for (std::uint32_t b = 0; b < width; ++b) bits = bits << 8 | bytes[i * width + b];
+        const std::uint64_t bits = ByteReader(bytes, i * width).u(width);
         char text[40];
         switch (static_cast<BasicType>(type)) {
             case BasicType::boolean: std::snprintf(text, sizeof text, "%s", bits ? "true" : "false"); break;

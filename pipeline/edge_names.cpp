@@ -158,13 +158,10 @@ void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges, const 
         auto* chunk = std::get_if<std::optional<HeapChunk>>(&next);
         if (!chunk || !*chunk) break;  // a cut dump (--allow-truncated) ends the pass
         Bytes bytes = (*chunk)->bytes;
-        for (std::uint64_t pos = 0; pos < bytes.size() && !namer.done();) {
-            auto size = sub_record_size(bytes, pos, source.id_size);
-            auto* whole = std::get_if<std::uint64_t>(&size);
-            if (!whole || *whole == 0) break;
+        for_each_sub_record(bytes, source.id_size, [&](std::uint64_t pos, std::uint64_t) {
             namer.visit(bytes, pos);
-            pos += *whole;
-        }
+            return !namer.done();
+        });
         if (source.release_pages && (*chunk)->owned.empty()) release_pages(bytes);
         if (progress) progress({"path names", chunker.done_bytes(), chunker.total_bytes(), "B"});
     }

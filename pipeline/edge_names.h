@@ -27,4 +27,17 @@ struct DumpSource {
     std::unordered_map<ObjectId, std::string> field_names;
 };
 
+// Calls visit(pos, size) for each whole sub-record of `bytes`, in order, while visit returns
+// true. The passes that read a dump back (edge names, values) walk chunks the load already
+// checked, so a malformed or cut sub-record (a file changed since) just ends the walk.
+template <typename Visit>
+void for_each_sub_record(Bytes bytes, std::uint32_t id_size, Visit&& visit) {
+    for (std::uint64_t pos = 0; pos < bytes.size();) {
+        auto size = sub_record_size(bytes, pos, id_size);
+        auto* whole = std::get_if<std::uint64_t>(&size);
+        if (!whole || *whole == 0 || !visit(pos, *whole)) return;
+        pos += *whole;
+    }
+}
+
 }  // namespace heapgraph

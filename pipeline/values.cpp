@@ -1,11 +1,10 @@
 // One parallel pass over the heap dump's sub-records for the values the content analyses
-// read (pipeline/values.h). The chunker walks record headers in order (it joins records a
-// segment boundary splits); workers read the chunks side by side; the parts are joined in
+// read (pipeline/values.h), through the loaders' ordered flow. The chunker walks record
+// headers in order (it joins records a segment boundary splits); the parts are joined in
 // chunk order, then sorted by address, so the result is the same for any thread count.
 #include "values.h"
 
 #include <libdeflate.h>
-#include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/parallel_sort.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -15,6 +14,7 @@
 #include "byte_reader.h"
 #include "edge_names.h"
 #include "mapped_file.h"
+#include "ordered_flow.h"
 
 namespace heapgraph {
 
@@ -82,17 +82,10 @@ bool utf16_big_endian(const LoadedDump& dump) {
     return false;
 }
 
-std::uint64_t read_value(const std::uint8_t* at, std::uint32_t size) {
-    std::uint64_t value = 0;
-    for (std::uint32_t b = 0; b < size; ++b) value = value << 8 | at[b];
-    return value;
-}
-
 struct Part {
     std::vector<StringObject> strings;
     std::vector<ArrayObject> arrays;
     std::uint64_t split = 0;
-    std::uint64_t done_bytes = 0;
 };
 
 class ChunkReader {
@@ -102,15 +95,11 @@ public:
 
     Part read(const HeapChunk& chunk) const {
         Part part;
-        Bytes bytes = chunk.bytes;
-        for (std::uint64_t pos = 0; pos < bytes.size();) {
-            auto size = sub_record_size(bytes, pos, id_);
-            auto* whole = std::get_if<std::uint64_t>(&size);
-            if (!whole || *whole == 0) break;  // the load read this dump whole: only a changed file stops here
-            if (bytes[pos] == HprofSubTag::instance_dump) read_instance(bytes, pos, part);
-            else if (bytes[pos] == HprofSubTag::primitive_array_dump) read_array(chunk, pos, *whole, part);
-            pos += *whole;
-        }
+        for_each_sub_record(chunk.bytes, id_, [&](std::uint64_t pos, std::uint64_t size) {
+            if (chunk.bytes[pos] == HprofSubTag::instance_dump) read_instance(chunk.bytes, pos, part);
+            else if (chunk.bytes[pos] == HprofSubTag::primitive_array_dump) read_array(chunk, pos, size, part);
+            return true;
+        });
         return part;
     }
 
@@ -121,11 +110,13 @@ private:
         for (const StringClass& c : strings_) {
             if (c.class_id != instance->class_id) continue;
             if (instance->field_bytes < c.field_bytes) return;
-            const std::uint8_t* fields = bytes.data() + instance->fields_offset;
-            StringObject s{instance->id, read_value(fields + c.value.offset, id_)};
-            if (c.coder) s.coder = static_cast<std::int8_t>(fields[c.coder->offset]);
-            if (c.offset) s.offset = static_cast<std::int32_t>(read_value(fields + c.offset->offset, 4));
-            if (c.count) s.count = static_cast<std::int32_t>(read_value(fields + c.count->offset, 4));
+            auto field = [&](const FieldSlot& f, std::uint32_t width) {
+                return ByteReader(bytes, instance->fields_offset + f.offset).u(width);
+            };
+            StringObject s{instance->id, field(c.value, id_)};
+            if (c.coder) s.coder = static_cast<std::int8_t>(field(*c.coder, 1));
+            if (c.offset) s.offset = static_cast<std::int32_t>(field(*c.offset, 4));
+            if (c.count) s.count = static_cast<std::int32_t>(field(*c.count, 4));
             part.strings.push_back(s);
             return;
         }
@@ -188,38 +179,29 @@ DumpValues read_values(const LoadedDump& dump, const std::function<void(const Pr
     values.utf16_big_endian = utf16_big_endian(dump);
     const ChunkReader reader(source, strings);
 
+    // The loaders' ordered flow (pipeline/ordered_flow.h): chunks cut in order, read side by
+    // side, their parts joined in chunk order.
     HeapChunker chunker(source.file, source.segments, source.id_size, 16u << 20);
-    using Chunk = std::shared_ptr<HeapChunk>;
-    const std::size_t tokens = 2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
     std::uint64_t done = 0;
-    tbb::parallel_pipeline(
-        tokens,
-        tbb::make_filter<void, Chunk>(tbb::filter_mode::serial_in_order,
-                                      [&](tbb::flow_control& fc) -> Chunk {
-                                          auto next = chunker.next();
-                                          auto* chunk = std::get_if<std::optional<HeapChunk>>(&next);
-                                          if (!chunk || !*chunk) {  // the end, or a dump cut (--allow-truncated)
-                                              fc.stop();
-                                              return nullptr;
-                                          }
-                                          return std::make_shared<HeapChunk>(std::move(**chunk));
-                                      }) &
-            tbb::make_filter<Chunk, std::shared_ptr<Part>>(tbb::filter_mode::parallel,
-                                                           [&](const Chunk& chunk) {
-                                                               auto part = std::make_shared<Part>(reader.read(*chunk));
-                                                               if (source.release_pages && chunk->owned.empty())
-                                                                   release_pages(chunk->bytes);
-                                                               part->done_bytes = chunk->bytes.size();
-                                                               return part;
-                                                           }) &
-            tbb::make_filter<std::shared_ptr<Part>, void>(tbb::filter_mode::serial_in_order,
-                                                          [&](const std::shared_ptr<Part>& part) {
-                                                              values.strings.insert(values.strings.end(), part->strings.begin(), part->strings.end());
-                                                              values.arrays.insert(values.arrays.end(), part->arrays.begin(), part->arrays.end());
-                                                              values.split_arrays += part->split;
-                                                              done += part->done_bytes;
-                                                              if (progress) progress({"values", done, chunker.total_bytes(), "B"});
-                                                          }));
+    run_ordered_flow<HeapChunk, Part>(
+        [&]() -> std::optional<HeapChunk> {
+            auto next = chunker.next();
+            auto* chunk = std::get_if<std::optional<HeapChunk>>(&next);
+            return chunk ? std::move(*chunk) : std::nullopt;  // an error: a dump cut (--allow-truncated)
+        },
+        [&](const HeapChunk& chunk) {
+            Part part = reader.read(chunk);
+            if (source.release_pages && chunk.owned.empty()) release_pages(chunk.bytes);
+            return part;
+        },
+        [&](const HeapChunk& chunk, const Part& part) {
+            values.strings.insert(values.strings.end(), part.strings.begin(), part.strings.end());
+            values.arrays.insert(values.arrays.end(), part.arrays.begin(), part.arrays.end());
+            values.split_arrays += part.split;
+            done += chunk.bytes.size();
+            if (progress) progress({"values", done, chunker.total_bytes(), "B"});
+        },
+        2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
     if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
     sort_by_address(values.strings);
     sort_by_address(values.arrays);
