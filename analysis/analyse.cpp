@@ -6,6 +6,7 @@
 
 #include "analysis.h"
 #include "content.h"
+#include "objects.h"
 
 namespace heapgraph::analysis {
 
@@ -34,10 +35,11 @@ std::string dominators_note(const graph::DominatorTree& tree, const char* walks,
 
 // Collections, then paths: walks over the out rows. Their seconds go in the dominator
 // stage's note (they run beside it, and only its bar is drawn).
-void walk_edges(const Input& in, Findings& f, const Options& options) {
+void walk_edges(const Input& in, Findings& f, const Options& options, std::vector<graph::NodeId>& to_read) {
     if (options.report) {
         f.collections = graph::count_collections(in.graph);
         f.collections_counted = true;
+        to_read = property_nodes(in.graph);
     }
     f.paths = graph::shortest_path_tree(in.graph, in.weak_edges);
 }
@@ -53,7 +55,9 @@ double seconds_of(Work&& work) {
 // The walks run beside the dominator step's numbering of the nodes, its last use of the
 // out rows (neither reads what the other writes; with one thread one runs after the
 // other). Beside the whole step they would keep the rows through its biggest phase.
-void dominators_and_walks(Input& in, Findings& f, const Options& options, StageClock& clock) {
+// `to_read`: objects whose records the value pass is to read, found along the out rows.
+void dominators_and_walks(Input& in, Findings& f, const Options& options, StageClock& clock,
+                          std::vector<graph::NodeId>& to_read) {
     clock.start("dominators");
     // PHD and classic text record no roots, so "unreachable" says nothing there: like MAT,
     // keep every object.
@@ -62,7 +66,7 @@ void dominators_and_walks(Input& in, Findings& f, const Options& options, StageC
     f.retained = graph::compute_retained(
         in.graph, {.keep_unreachable = f.keep_unreachable,
                    .release_edges = options.release_edges,
-                   .beside_numbering = [&] { walk_seconds = seconds_of([&] { walk_edges(in, f, options); }); },
+                   .beside_numbering = [&] { walk_seconds = seconds_of([&] { walk_edges(in, f, options, to_read); }); },
                    .progress = bar(options, "dominators")});
     clock.note(dominators_note(f.retained.tree, options.report ? "collections and paths" : "paths", walk_seconds));
 }
@@ -99,9 +103,9 @@ void name_paths(Input& in, Findings& f) {
 }
 
 // The value reader's pass over the dump.
-DumpValues read_values(Input& in) {
+DumpValues read_values(Input& in, const ValueRequest& request) {
     DumpValues values;
-    if (in.read_values) values = in.read_values();
+    if (in.read_values) values = in.read_values(request);
     else values.unavailable = "no dump to read values from";
     return values;
 }
@@ -109,26 +113,38 @@ DumpValues read_values(Input& in) {
 // Path names and the value reader's pass both read the dump back: the naming pass is serial,
 // so the value pass (parallel) runs beside it and takes the idle core. The stage's note gives
 // the value pass's own time.
-void name_paths_and_read_values(Input& in, Findings& f, const Options& options, DumpValues& values, StageClock& clock) {
+void name_paths_and_read_values(Input& in, Findings& f, const Options& options, const ValueRequest& request,
+                                DumpValues& values, StageClock& clock) {
     clock.start("path names");
     if (!options.report) return name_paths(in, f);
     double values_seconds = 0;
     tbb::parallel_invoke([&] { name_paths(in, f); },
-                         [&] { values_seconds = seconds_of([&] { values = read_values(in); }); });
+                         [&] { values_seconds = seconds_of([&] { values = read_values(in, request); }); });
     char note[64];
     std::snprintf(note, sizeof note, "value pass alongside: %.2f s", values_seconds);
     clock.note(note);
 }
 
 // The analyses of what the value pass read.
-void analyse_contents(Input& in, Findings& f, const Options& options, const DumpValues& values) {
+void analyse_contents(Input& in, Findings& f, const Options& options, const DumpValues& values,
+                      std::span<const graph::NodeId> inspected) {
     ContentFindings& c = f.content;
+    inspect_objects(f, values, inspected, c);
     if (!values.available) {
         c.unavailable = values.unavailable;
-        f.warnings.push_back({"values_unavailable", 1, c.unavailable + ": duplicate strings and arrays are not computed"});
+        f.warnings.push_back({"values_unavailable", 1,
+                              c.unavailable + ": duplicate strings and arrays, system properties, collection "
+                                              "capacities and object fields are not computed"});
+        if (!in.javacore_threads.empty()) {
+            c.threads = std::move(in.javacore_threads);
+            c.threads_from = "javacore";
+        }
         return;
     }
     c.values_read = true;
+    f.capacities = collection_capacities(f, values);
+    find_threads(f, values, c);
+    find_system_properties(values, c);
     find_duplicates(in.graph, f.retained.in_tree, f.addresses, values, options.top, c);
     if (c.split_arrays)
         f.warnings.push_back({"values_split_arrays", c.split_arrays,
@@ -161,14 +177,20 @@ Findings analyse(Input in, const Options& options) {
     f.timings = std::move(in.timings);
     {
         StageClock clock(f.timings, options.progress);
-        dominators_and_walks(in, f, options, clock);
+        std::vector<graph::NodeId> to_read;
+        dominators_and_walks(in, f, options, clock, to_read);
         clock.start("suspects");
         find_suspects_and_holders(in, f, options);
+        std::vector<graph::NodeId> inspected;
+        if (options.report) {
+            inspected = inspected_nodes(f, options.top);
+            to_read.insert(to_read.end(), inspected.begin(), inspected.end());
+        }
         DumpValues values;
-        name_paths_and_read_values(in, f, options, values, clock);
+        name_paths_and_read_values(in, f, options, value_request(f.addresses, std::move(to_read)), values, clock);
         if (options.report) {
             clock.start("values");
-            analyse_contents(in, f, options, values);
+            analyse_contents(in, f, options, values, inspected);
         }
         clock.start("tables");
         make_tables(f, options);
@@ -180,7 +202,7 @@ Findings analyse(LoadedDump& dump, const Options& options) {
     Input in{.dump = dump.info, .graph = dump.graph, .addresses = dump.addresses, .weak_edges = dump.weak_edges,
              .field_names = &dump.field_names, .warnings = dump.warnings, .timings = std::move(dump.timings)};
     in.name_edges = [&dump, &options](std::span<const graph::PathEdge> edges) { name_edges(dump, edges, options.progress); };
-    in.read_values = [&dump, &options] { return read_values(dump, options.progress); };
+    in.read_values = [&dump, &options](const ValueRequest& request) { return read_values(dump, request, options.progress); };
     return analyse(std::move(in), options);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,6 +36,55 @@ struct DuplicateArray {
     std::string first_elements;  // "[0, 7, 14, ...]"
 };
 
+// A frame of a thread's stack (HPROF STACK FRAME, or a javacore's "at" line).
+struct ThreadFrame {
+    std::string class_name{}, method{}, signature{}, source{};
+    std::int32_t line = 0;  // > 0 a line; 0 none, -1 unknown, -2 compiled, -3 native (HPROF)
+    std::uint64_t locals = 0;                 // objects this frame's roots name (first frame only)
+    std::uint64_t locals_retained_bytes = 0;  // of those the thread alone keeps alive
+};
+
+// A thread: its thread object, fields read from it, and its stack.
+struct ThreadRow {
+    graph::NodeId node = graph::kNoNode;
+    std::string name;
+    bool name_cut = false;
+    std::optional<bool> daemon;
+    std::string state;                 // java.lang.Thread.State from threadStatus; "" unknown
+    std::optional<std::int64_t> tid;   // Thread.tid
+    std::uint64_t retained_bytes = 0;  // the thread object's, its locals hung from it (MAT)
+    std::uint64_t locals = 0;          // objects its frames hold
+    bool stack_known = false;          // a stack trace was found for it
+    std::vector<ThreadFrame> frames;   // top first
+};
+
+struct SystemProperty {
+    std::string key, value;
+    bool value_cut = false;
+};
+
+// A field or an element as the inspector shows it: a value as text, or a reference.
+struct ShownValue {
+    std::string name;   // field name, or "[i]"
+    std::string type;   // "int", "boolean", ...; "object" for a reference
+    std::string value{};  // primitives as text; references: the target String's text, if one
+    bool text = false;    // a reference to a String whose text `value` holds
+    bool value_cut = false;
+    std::uint64_t ref = 0;  // a reference's address (0: null)
+    graph::NodeId ref_node = graph::kNoNode;
+};
+
+// An object of the report opened in the HTML inspector: its fields or first elements.
+struct InspectedObject {
+    graph::NodeId node = graph::kNoNode;
+    bool read = false;         // its record was read (HPROF)
+    std::uint64_t length = 0;  // arrays: elements
+    std::vector<ShownValue> fields{};    // instances: own class's fields first (class objects: statics)
+    std::vector<ShownValue> elements{};  // arrays: the first kInspectedElements
+};
+inline constexpr std::size_t kInspectedElements = 32;
+inline constexpr std::size_t kPropertyChars = 2000;
+
 // What the value reader found (empty lists and a reason where the format holds no values).
 struct ContentFindings {
     bool values_read = false;
@@ -44,6 +94,12 @@ struct ContentFindings {
     std::uint64_t string_groups = 0, string_wasted_bytes = 0;  // over all groups
     std::uint64_t array_groups = 0, array_wasted_bytes = 0;
     std::uint64_t split_arrays = 0;  // arrays a segment boundary cuts: not compared
+    std::string threads_from;        // "hprof" (stack traces), "javacore", "" none
+    std::vector<ThreadRow> threads;  // by retained bytes, then name
+    bool properties_found = false;   // java.lang.System's props was found and read
+    std::vector<SystemProperty> system_properties;  // by key
+    std::uint64_t properties_skipped = 0;  // entries whose key or value is no String
+    std::vector<InspectedObject> objects;  // by node
 };
 inline constexpr std::size_t kValueChars = 200;
 
@@ -70,7 +126,9 @@ struct Input {
     std::vector<StageTiming> timings{};  // of the load, continued by the analysis
     std::function<void(std::span<const graph::PathEdge>)> name_edges{};
     // Reads field values and array contents (HPROF); unset: nothing to read them from.
-    std::function<DumpValues()> read_values{};
+    std::function<DumpValues(const ValueRequest&)> read_values{};
+    // The threads a javacore lists (PHD and classic text, --javacore), for `threads`.
+    std::vector<ThreadRow> javacore_threads{};
 };
 
 struct Findings {
@@ -89,6 +147,8 @@ struct Findings {
     graph::Retained retained{};
     bool collections_counted = false;
     std::vector<graph::CollectionCount> collections{};
+    // Per collection: its backing array's length (the capacity), when known.
+    std::vector<std::optional<std::uint32_t>> capacities{};
     std::vector<graph::HistogramRow> histogram{}, unreachable_histogram{};  // in and out of the tree
     std::vector<std::uint64_t> retained_by_class{};                       // by class index
     std::vector<graph::NodeId> dominators{};                              // the `top` biggest

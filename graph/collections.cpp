@@ -40,7 +40,8 @@
 //      ($Entry, $Node, $Link), minus a sentinel (rule 3).
 //
 // Not done: IdentityHashMap (keys and values share one array and our edges drop null slots,
-// so pairs cannot be told apart), capacities (the graph keeps no array lengths).
+// so pairs cannot be told apart). Capacities: the graph keeps no array lengths, so the walk
+// names the backing array (CollectionCount::backing) and the value reader gives its length.
 #include "graph.h"
 
 #include <algorithm>
@@ -119,7 +120,8 @@ public:
     std::optional<std::uint64_t> hashed_size(NodeId holder, bool segments, bool fallback_to_chm);
     std::optional<std::uint64_t> table_size(NodeId holder, NodeId table);
     std::optional<std::uint64_t> tree_size(NodeId holder);
-    std::optional<std::uint64_t> array_size(NodeId holder) const;
+    std::optional<std::uint64_t> array_size(NodeId holder);
+    std::uint64_t non_null_slots(NodeId array) const;
     std::uint64_t linked_size(NodeId holder);
     std::uint64_t count_same_class(std::span<const NodeId> starts);
     bool sentinel(NodeId holder, NodeId v) const;
@@ -132,6 +134,13 @@ public:
     std::vector<std::uint8_t> rule_;  // per class index: index into the known classes, 0 none
     std::vector<std::uint64_t> seen_;  // one bit per node, cleared through touched_
     std::vector<NodeId> touched_, extra_, starts_;
+
+public:
+    // Of the last size(): the one table or array the entries live in (kNoNode: none, or
+    // several, as in a Java 6 ConcurrentHashMap's segments) and its non-null slots.
+    NodeId backing_ = kNoNode;
+    std::uint64_t slots_used_ = 0;
+    bool no_array_ = false;  // a table or array shape without its array yet: capacity 0
 };
 
 CollectionSizer::Walker::Walker(const HeapGraph& graph)
@@ -169,6 +178,9 @@ CollectionShape CollectionSizer::Walker::shape(NodeId v) const {
 }
 
 std::optional<std::uint64_t> CollectionSizer::Walker::size(NodeId v) {
+    backing_ = kNoNode;
+    slots_used_ = 0;
+    no_array_ = false;
     if (shape(v) == CollectionShape::none || graph_.out.empty()) return std::nullopt;
     std::optional<std::uint64_t> n = size_as(v, rule_[graph_.class_index[v]]);
     clear_marks();
@@ -228,6 +240,7 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
         table = named;
     }
     if (tables == 0) {
+        no_array_ = true;
         if (!inner_chm) return 0;
         // Java 9+ Properties: an empty Hashtable part and the entries in its `map` field.
         NodeId chm = kNoNode;
@@ -236,7 +249,9 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
                 if (chm != kNoNode && chm != t) return std::nullopt;
                 chm = t;
             }
-        return chm == kNoNode ? std::optional<std::uint64_t>(0) : size_as(chm, kChmRule);
+        if (chm == kNoNode) return 0;
+        no_array_ = false;
+        return size_as(chm, kChmRule);
     }
     if (segments) {
         std::uint64_t total = 0;
@@ -250,8 +265,11 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
             total += *n;
         }
         clear_marks();
+        backing_ = kNoNode;  // a table per segment: no one capacity
         if (any_segment) return total;
     }
+    backing_ = table;
+    slots_used_ = non_null_slots(table);
     return table_size(holder, table);
 }
 
@@ -292,15 +310,25 @@ std::optional<std::uint64_t> CollectionSizer::Walker::tree_size(NodeId holder) {
     return count_same_class(std::span<const NodeId>(&root, 1));
 }
 
-std::optional<std::uint64_t> CollectionSizer::Walker::array_size(NodeId holder) const {
+std::optional<std::uint64_t> CollectionSizer::Walker::array_size(NodeId holder) {
     NodeId array = kNoNode;
     for (NodeId t : graph_.out.of(holder)) {
         if (graph_.kind[t] != NodeKind::object_array || t == array) continue;
         if (array != kNoNode) return std::nullopt;
         array = t;
     }
-    if (array == kNoNode) return 0;
-    // Every edge but the implicit one to the array class is a non-null slot, class objects too.
+    if (array == kNoNode) {
+        no_array_ = true;
+        return 0;
+    }
+    backing_ = array;
+    slots_used_ = non_null_slots(array);
+    return slots_used_;
+}
+
+// Every edge of an object array but the implicit one to its class is a non-null slot,
+// class objects too.
+std::uint64_t CollectionSizer::Walker::non_null_slots(NodeId array) const {
     std::span<const NodeId> row = graph_.out.of(array);
     NodeId array_class = graph_.classes[graph_.class_index[array]].node;
     return row.size() - (!row.empty() && array_class != kNoNode && row[0] == array_class);
@@ -376,6 +404,9 @@ CollectionSizer::~CollectionSizer() = default;
 std::string_view CollectionSizer::treated_as(NodeId v) const { return walker_->treated_as(v); }
 CollectionShape CollectionSizer::shape(NodeId v) const { return walker_->shape(v); }
 std::optional<std::uint64_t> CollectionSizer::size(NodeId v) { return walker_->size(v); }
+NodeId CollectionSizer::backing() const { return walker_->backing_; }
+std::uint64_t CollectionSizer::slots_used() const { return walker_->slots_used_; }
+bool CollectionSizer::no_array() const { return walker_->no_array_; }
 
 std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v) {
     return CollectionSizer(graph).size(v);
@@ -386,7 +417,11 @@ std::vector<CollectionCount> count_collections(const HeapGraph& graph, const Pro
     CollectionSizer sizer(graph);
     Ticker tick(progress, graph.node_count());
     for (NodeId v = 0; v < graph.node_count(); ++v, tick.step())
-        if (sizer.shape(v) != CollectionShape::none) out.push_back({v, sizer.treated_as(v), sizer.size(v)});
+        if (sizer.shape(v) != CollectionShape::none) {
+            std::optional<std::uint64_t> entries = sizer.size(v);
+            out.push_back({v, sizer.treated_as(v), entries, sizer.backing(), sizer.slots_used(), sizer.no_array(),
+                           sizer.shape(v)});
+        }
     tick.finish();
     return out;
 }

@@ -41,6 +41,11 @@ public:
     // Entries of the collection v; nullopt for a non-collection, and for a collection whose
     // backing structure cannot be told apart (two candidate arrays, roots or inner maps).
     std::optional<std::uint64_t> size(NodeId v);
+    // Of the last size(): the one object array the entries live in (a hash table, a list's
+    // elements), or kNoNode (none, several, or not an array shape), and its non-null slots.
+    NodeId backing() const;
+    std::uint64_t slots_used() const;
+    bool no_array() const;  // a table or array shape that has no array yet (capacity 0)
 
 private:
     class Walker;  // the per-class rules and the marks of one walk (graph/collections.cpp)
@@ -54,6 +59,10 @@ struct CollectionCount {
     NodeId node;
     std::string_view counted_as;           // the known class whose rule applied
     std::optional<std::uint64_t> entries;  // nullopt: the structure could not be told apart
+    NodeId backing = kNoNode;              // the table or element array (CollectionSizer::backing)
+    std::uint64_t slots_used = 0;          // its non-null slots: a hash table's buckets in use
+    bool no_array = false;                 // a table or array shape with no array yet: capacity 0
+    CollectionShape shape = CollectionShape::none;
 };
 // Every collection of the heap, by node ascending. Needs the out rows: run it before
 // compute_retained releases them.

@@ -82,22 +82,72 @@ bool utf16_big_endian(const LoadedDump& dump) {
     return false;
 }
 
+// The class ids of the classes named in `names` and of their subclasses (by class dump order,
+// whose super chains the layouts link).
+std::vector<ObjectId> requested_classes(const LoadedDump& dump, const ClassLayouts& layouts,
+                                        const std::vector<std::string>& names) {
+    const DumpSource& source = *dump.source;
+    std::vector<ObjectId> out;
+    if (names.empty()) return out;
+    for (std::uint32_t c = 0; c < source.classes.size() && c < dump.graph.classes.size(); ++c) {
+        std::uint32_t level = c;
+        for (std::uint32_t depth = 0; level != ClassLayout::kNone && level < source.classes.size() && depth < 256;
+             level = layouts[level].super, ++depth) {
+            if (std::find(names.begin(), names.end(), dump.graph.classes[level].name) == names.end()) continue;
+            out.push_back(source.classes[c].class_id);
+            break;
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Sorted addresses, with a bit filter in front: most records are not asked for, and one
+// bit test turns them away without a search.
+class AddressSet {
+public:
+    explicit AddressSet(std::vector<ObjectId> sorted) : sorted_(std::move(sorted)), bits_(sorted_.empty() ? 0 : kBits / 64) {
+        for (ObjectId a : sorted_) bits_[slot(a) / 64] |= std::uint64_t{1} << (slot(a) % 64);
+    }
+    bool contains(ObjectId a) const {
+        if (sorted_.empty() || !(bits_[slot(a) / 64] >> (slot(a) % 64) & 1)) return false;
+        return std::binary_search(sorted_.begin(), sorted_.end(), a);
+    }
+
+private:
+    static constexpr std::uint64_t kBits = 1u << 20;
+    static std::uint64_t slot(ObjectId a) { return (a * 0x9E3779B97F4A7C15ull) >> 44; }
+    std::vector<ObjectId> sorted_;
+    std::vector<std::uint64_t> bits_;
+};
+
 struct Part {
     std::vector<StringObject> strings;
     std::vector<ArrayObject> arrays;
+    std::vector<ArrayLength> object_arrays;
+    std::vector<ObjectRecordCopy> records;
+    std::vector<ThreadRoot> thread_roots;
     std::uint64_t split = 0;
 };
 
 class ChunkReader {
 public:
-    ChunkReader(const DumpSource& source, const std::vector<StringClass>& strings)
-        : source_(source), id_(source.id_size), strings_(strings) {}
+    ChunkReader(const DumpSource& source, const std::vector<StringClass>& strings, const AddressSet& wanted,
+                const std::vector<ObjectId>& wanted_classes)
+        : id_(source.id_size), strings_(strings), wanted_(wanted), wanted_classes_(wanted_classes) {}
 
     Part read(const HeapChunk& chunk) const {
         Part part;
         for_each_sub_record(chunk.bytes, id_, [&](std::uint64_t pos, std::uint64_t size) {
-            if (chunk.bytes[pos] == HprofSubTag::instance_dump) read_instance(chunk.bytes, pos, part);
-            else if (chunk.bytes[pos] == HprofSubTag::primitive_array_dump) read_array(chunk, pos, size, part);
+            switch (chunk.bytes[pos]) {
+                case HprofSubTag::instance_dump: read_instance(chunk.bytes, pos, part); break;
+                case HprofSubTag::primitive_array_dump: read_array(chunk, pos, size, part); break;
+                case HprofSubTag::object_array_dump: read_object_array(chunk.bytes, pos, part); break;
+                case HprofSubTag::root_thread_object: read_thread_root(chunk.bytes, pos, true, part); break;
+                case HprofSubTag::root_java_frame:
+                case HprofSubTag::root_jni_local: read_thread_root(chunk.bytes, pos, false, part); break;
+                default: break;
+            }
             return true;
         });
         return part;
@@ -107,6 +157,12 @@ private:
     void read_instance(Bytes bytes, std::uint64_t pos, Part& part) const {
         auto instance = read_instance_header(bytes, pos, id_);
         if (!instance) return;
+        if (wanted_.contains(instance->id) ||
+            std::binary_search(wanted_classes_.begin(), wanted_classes_.end(), instance->class_id)) {
+            const std::uint8_t* fields = bytes.data() + instance->fields_offset;
+            part.records.push_back({instance->id, instance->class_id, false, 0,
+                                    std::vector<std::uint8_t>(fields, fields + instance->field_bytes)});
+        }
         for (const StringClass& c : strings_) {
             if (c.class_id != instance->class_id) continue;
             if (instance->field_bytes < c.field_bytes) return;
@@ -139,9 +195,128 @@ private:
         part.arrays.push_back(a);
     }
 
-    const DumpSource& source_;
+    // OBJECT ARRAY DUMP: tag, id, stack serial (u4), length (u4), array class id, elements.
+    void read_object_array(Bytes bytes, std::uint64_t pos, Part& part) const {
+        ByteReader in(bytes, pos + 1);
+        const ObjectId address = in.u(id_);
+        in.skip(4);
+        const std::uint32_t length = in.u4();
+        part.object_arrays.push_back({address, length});
+        if (!wanted_.contains(address)) return;
+        const ObjectId class_id = in.u(id_);
+        const std::uint64_t copied = std::uint64_t{std::min(length, ObjectRecordCopy::kMaxElements)} * id_;
+        const std::uint8_t* elements = bytes.data() + in.pos();
+        part.records.push_back({address, class_id, true, length, std::vector<std::uint8_t>(elements, elements + copied)});
+    }
+
+    // ROOT THREAD OBJECT: id, thread serial, stack trace serial; ROOT JAVA FRAME and ROOT JNI
+    // LOCAL: id, thread serial, frame number.
+    void read_thread_root(Bytes bytes, std::uint64_t pos, bool thread, Part& part) const {
+        ByteReader in(bytes, pos + 1);
+        ThreadRoot root;
+        root.object = in.u(id_);
+        root.thread_serial = in.u4();
+        root.frame = static_cast<std::int32_t>(in.u4());
+        root.thread = thread;
+        part.thread_roots.push_back(root);
+    }
+
     std::uint32_t id_;
     const std::vector<StringClass>& strings_;
+    const AddressSet& wanted_;
+    const std::vector<ObjectId>& wanted_classes_;
+};
+
+// The stack traces of the thread roots, from the top-level records (the heap dump records
+// are skipped by their headers): STACK TRACE, STACK FRAME, LOAD CLASS, then the STRINGs
+// they name. A record that does not decode ends the scan (the load checked them all).
+class TraceReader {
+public:
+    TraceReader(const DumpSource& source, const DumpValues& values) : source_(source), values_(values) {}
+
+    std::vector<StackTrace> read(const std::vector<ThreadRoot>& roots) {
+        std::vector<std::uint32_t> serials;
+        for (const ThreadRoot& r : roots)
+            if (r.thread) serials.push_back(static_cast<std::uint32_t>(r.frame));
+        std::sort(serials.begin(), serials.end());
+        if (serials.empty()) return {};
+        for_each_record([&](const TopRecord& record) {
+            if (auto* t = std::get_if<StackTraceRecord>(&record)) {
+                if (std::binary_search(serials.begin(), serials.end(), t->serial)) traces_.push_back(*t);
+            } else if (auto* f = std::get_if<StackFrameRecord>(&record)) {
+                frames_.emplace(f->frame_id, *f);
+            } else if (auto* c = std::get_if<LoadClassRecord>(&record)) {
+                classes_.emplace(c->serial, *c);
+            }
+        });
+        for (const StackTraceRecord& t : traces_)
+            for (ObjectId id : t.frame_ids)
+                if (auto f = frames_.find(id); f != frames_.end()) want_names(f->second);
+        if (!names_.empty())
+            for_each_record([&](const TopRecord& record) {
+                if (auto* s = std::get_if<StringRecord>(&record))
+                    if (auto n = names_.find(s->id); n != names_.end()) n->second = utf8_from_modified(s->text);
+            });
+        std::vector<StackTrace> out;
+        for (const StackTraceRecord& t : traces_) out.push_back(resolve(t));
+        std::sort(out.begin(), out.end(), [](const StackTrace& a, const StackTrace& b) { return a.serial < b.serial; });
+        return out;
+    }
+
+private:
+    template <typename Visit>
+    void for_each_record(Visit&& visit) const {
+        auto header = read_hprof_header(source_.file);
+        if (!std::holds_alternative<HprofHeader>(header)) return;
+        for (std::uint64_t offset = std::get<HprofHeader>(header).records_offset; offset < source_.file.size();) {
+            auto framed = read_record_frame(source_.file, offset);
+            auto* frame = std::get_if<RecordFrame>(&framed);
+            if (!frame) return;
+            offset = frame->body_offset + frame->body_length;
+            const std::uint8_t tag = frame->tag;
+            if (tag != HprofTag::stack_trace && tag != HprofTag::stack_frame && tag != HprofTag::load_class &&
+                tag != HprofTag::string)
+                continue;
+            auto record = decode_top_record(*frame, source_.file.subspan(frame->body_offset, frame->body_length),
+                                            source_.id_size);
+            if (auto* r = std::get_if<TopRecord>(&record)) visit(*r);
+        }
+    }
+
+    void want_names(const StackFrameRecord& f) {
+        for (ObjectId id : {f.method_name_id, f.signature_id, f.source_file_id}) names_.emplace(id, std::string());
+        if (auto c = classes_.find(f.class_serial); c != classes_.end()) names_.emplace(c->second.name_id, std::string());
+    }
+
+    std::string name(ObjectId id) const {
+        auto n = names_.find(id);
+        return n == names_.end() ? std::string() : n->second;
+    }
+
+    StackTrace resolve(const StackTraceRecord& t) const {
+        StackTrace out{t.serial, t.thread_serial, {}};
+        for (ObjectId id : t.frame_ids) {
+            StackFrame& frame = out.frames.emplace_back();
+            auto f = frames_.find(id);
+            if (f == frames_.end()) continue;  // a frame the dump does not hold: names stay empty
+            frame.method = name(f->second.method_name_id);
+            frame.signature = name(f->second.signature_id);
+            frame.source = name(f->second.source_file_id);
+            frame.line = f->second.line;
+            if (auto c = classes_.find(f->second.class_serial); c != classes_.end()) {
+                frame.class_name = values_.class_name(c->second.class_id);
+                if (frame.class_name.empty()) frame.class_name = java_class_name(name(c->second.name_id));
+            }
+        }
+        return out;
+    }
+
+    const DumpSource& source_;
+    const DumpValues& values_;
+    std::vector<StackTraceRecord> traces_;
+    std::unordered_map<ObjectId, StackFrameRecord> frames_;
+    std::unordered_map<std::uint32_t, LoadClassRecord> classes_;
+    std::unordered_map<ObjectId, std::string> names_;
 };
 
 template <typename Record>
@@ -165,7 +340,95 @@ Bytes DumpValues::elements(const ArrayObject& a) const {
     return source->file.subspan(a.data_offset, bytes);
 }
 
-DumpValues read_values(const LoadedDump& dump, const std::function<void(const ProgressEvent&)>& progress) {
+namespace {
+
+template <typename Record>
+const Record* find_address(const std::vector<Record>& records, ObjectId address) {
+    auto it = std::lower_bound(records.begin(), records.end(), address,
+                               [](const Record& r, ObjectId a) { return r.address < a; });
+    return it != records.end() && it->address == address ? &*it : nullptr;
+}
+
+}  // namespace
+
+const ArrayObject* DumpValues::array(ObjectId address) const { return find_address(arrays, address); }
+const StringObject* DumpValues::string(ObjectId address) const { return find_address(strings, address); }
+const ObjectRecordCopy* DumpValues::record(ObjectId address) const { return find_address(records, address); }
+std::uint32_t DumpValues::id_size() const { return source ? source->id_size : 8; }
+
+std::string DumpValues::class_name(ObjectId class_id) const {
+    auto it = class_names.find(class_id);
+    return it == class_names.end() ? std::string() : it->second;
+}
+
+std::optional<std::string> DumpValues::text(ObjectId address, std::size_t max_chars, bool* cut) const {
+    JavaChars chars = JavaChars::utf16_big_endian;
+    Bytes bytes;
+    if (const StringObject* s = string(address)) {
+        const ArrayObject* a = array(s->value);
+        if (!a) return std::nullopt;
+        bytes = elements(*a);
+        if (s->coder == 0) chars = JavaChars::latin1;
+        else if (s->coder == 1 && !utf16_big_endian) chars = JavaChars::utf16_little_endian;
+        if (s->offset >= 0 && s->count >= 0 && a->type == static_cast<std::uint8_t>(BasicType::char_)) {
+            const std::uint64_t from = std::uint64_t(s->offset) * 2, size = std::uint64_t(s->count) * 2;
+            bytes = from <= bytes.size() && size <= bytes.size() - from ? bytes.subspan(from, size) : Bytes{};
+        }
+    } else if (const ArrayObject* a = array(address); a && a->type == static_cast<std::uint8_t>(BasicType::char_)) {
+        bytes = elements(*a);
+    } else {
+        return std::nullopt;
+    }
+    return utf8_from_java_chars(bytes, chars, max_chars, cut);
+}
+
+std::vector<FieldValue> DumpValues::fields(const ObjectRecordCopy& r) const {
+    std::vector<FieldValue> out;
+    if (r.array || !source || !layouts) return out;
+    const std::uint32_t c = layouts->index_of(r.class_id);
+    if (c == ClassLayout::kNone || !(*layouts)[c].complete) return out;
+    std::uint64_t at = 0;
+    for (std::uint32_t level = c, depth = 0; level != ClassLayout::kNone && level < source->classes.size() && depth < 256;
+         level = (*layouts)[level].super, ++depth) {
+        for (const FieldDecl& f : source->classes[level].fields) {
+            const std::uint32_t width = basic_type_size(f.type, source->id_size);
+            if (at + width > r.bytes.size()) return out;
+            auto name = source->field_names.find(f.name_id);
+            out.push_back({name == source->field_names.end() ? std::string_view() : std::string_view(name->second), f.type,
+                           ByteReader(Bytes(r.bytes), at).u(width)});
+            at += width;
+        }
+    }
+    return out;
+}
+
+std::vector<FieldValue> DumpValues::statics(ObjectId class_id) const {
+    std::vector<FieldValue> out;
+    if (!source || !layouts) return out;
+    const std::uint32_t c = layouts->index_of(class_id);
+    if (c == ClassLayout::kNone || c >= source->classes.size()) return out;
+    for (const StaticField& f : source->classes[c].statics) {
+        auto name = source->field_names.find(f.name_id);
+        out.push_back({name == source->field_names.end() ? std::string_view() : std::string_view(name->second), f.type,
+                       f.value});
+    }
+    return out;
+}
+
+std::optional<std::uint64_t> DumpValues::field(const ObjectRecordCopy& r, std::string_view name) const {
+    for (const FieldValue& f : fields(r))
+        if (f.name == name) return f.bits;
+    return std::nullopt;
+}
+
+ObjectId DumpValues::element(const ObjectRecordCopy& r, std::uint32_t i) const {
+    const std::uint32_t id = id_size();
+    if (std::uint64_t{i + 1} * id > r.bytes.size()) return 0;
+    return ByteReader(Bytes(r.bytes), std::uint64_t{i} * id).u(id);
+}
+
+DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
+                       const std::function<void(const ProgressEvent&)>& progress) {
     DumpValues values;
     if (!dump.source) {
         values.unavailable = dump.info.format + " records hold no field values or array contents";
@@ -174,10 +437,15 @@ DumpValues read_values(const LoadedDump& dump, const std::function<void(const Pr
     const DumpSource& source = *dump.source;
     values.available = true;
     values.source = dump.source;
-    const ClassLayouts layouts(source.classes, source.id_size);
-    const std::vector<StringClass> strings = string_classes(dump, layouts);
+    auto layouts = std::make_shared<const ClassLayouts>(source.classes, source.id_size);
+    values.layouts = layouts;
+    for (std::uint32_t c = 0; c < source.classes.size() && c < dump.graph.classes.size(); ++c)
+        values.class_names.emplace(source.classes[c].class_id, dump.graph.classes[c].name);
+    const std::vector<StringClass> strings = string_classes(dump, *layouts);
     values.utf16_big_endian = utf16_big_endian(dump);
-    const ChunkReader reader(source, strings);
+    const AddressSet wanted(request.addresses);
+    const std::vector<ObjectId> wanted_classes = requested_classes(dump, *layouts, request.classes);
+    const ChunkReader reader(source, strings, wanted, wanted_classes);
 
     // The loaders' ordered flow (pipeline/ordered_flow.h): chunks cut in order, read side by
     // side, their parts joined in chunk order.
@@ -194,9 +462,12 @@ DumpValues read_values(const LoadedDump& dump, const std::function<void(const Pr
             if (source.release_pages && chunk.owned.empty()) release_pages(chunk.bytes);
             return part;
         },
-        [&](const HeapChunk& chunk, const Part& part) {
+        [&](const HeapChunk& chunk, Part& part) {
             values.strings.insert(values.strings.end(), part.strings.begin(), part.strings.end());
             values.arrays.insert(values.arrays.end(), part.arrays.begin(), part.arrays.end());
+            values.object_arrays.insert(values.object_arrays.end(), part.object_arrays.begin(), part.object_arrays.end());
+            values.thread_roots.insert(values.thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
+            for (ObjectRecordCopy& r : part.records) values.records.push_back(std::move(r));
             values.split_arrays += part.split;
             done += chunk.bytes.size();
             if (progress) progress({"values", done, chunker.total_bytes(), "B"});
@@ -205,6 +476,9 @@ DumpValues read_values(const LoadedDump& dump, const std::function<void(const Pr
     if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
     sort_by_address(values.strings);
     sort_by_address(values.arrays);
+    sort_by_address(values.object_arrays);
+    sort_by_address(values.records);
+    values.traces = TraceReader(source, values).read(values.thread_roots);
     return values;
 }
 

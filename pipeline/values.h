@@ -14,6 +14,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "formats.h"
@@ -38,6 +40,50 @@ struct ArrayObject {
     std::uint64_t hash = 0;    // of the element bytes (libdeflate's CRC-32 and Adler-32)
 };
 
+// The record of an object an analysis asked for by address (an object to inspect, a part of
+// System.props) or by class (threads): instance field values as dumped, or an object
+// array's first element ids.
+struct ObjectRecordCopy {
+    static constexpr std::uint32_t kMaxElements = 1u << 16;  // element ids copied at most
+    ObjectId address = 0, class_id = 0;  // object arrays: the array class
+    bool array = false;
+    std::uint32_t length = 0;            // object arrays: elements (all, not only those copied)
+    std::vector<std::uint8_t> bytes;     // instance: field values; array: element ids
+};
+
+// An object array's length (collections' capacities).
+struct ArrayLength {
+    ObjectId address = 0;
+    std::uint32_t length = 0;
+};
+
+// HPROF roots that tie objects to threads and frames: ROOT THREAD OBJECT (frame: its stack
+// trace serial) and ROOT JAVA FRAME / ROOT JNI LOCAL (frame: the frame's depth, 0 the top).
+struct ThreadRoot {
+    ObjectId object = 0;
+    std::uint32_t thread_serial = 0;
+    std::int32_t frame = 0;
+    bool thread = false;  // ROOT THREAD OBJECT
+};
+
+// A STACK FRAME record, with its names resolved.
+struct StackFrame {
+    std::string class_name, method, signature, source;
+    std::int32_t line = 0;  // > 0 a line; 0 none, -1 unknown, -2 compiled, -3 native (HPROF)
+};
+// A STACK TRACE record: its frames, top first.
+struct StackTrace {
+    std::uint32_t serial = 0, thread_serial = 0;
+    std::vector<StackFrame> frames;
+};
+
+// A field as the dump holds it: its name, type and raw bits (an id for a reference).
+struct FieldValue {
+    std::string_view name;
+    std::uint8_t type = 0;  // BasicType
+    std::uint64_t bits = 0;
+};
+
 struct DumpValues {
     bool available = false;
     std::string unavailable;  // why not: "PHD records hold no field values"
@@ -47,14 +93,45 @@ struct DumpValues {
     // JDK 9+: java.lang.StringUTF16.HI_BYTE_SHIFT, the byte order of UTF-16 byte[] values
     // (0: little-endian, as on x86; 8: big-endian). char[] elements are always big-endian.
     bool utf16_big_endian = false;
+    std::vector<ArrayLength> object_arrays;  // every object array's length, sorted by address
+    std::vector<ObjectRecordCopy> records;   // the objects asked for, sorted by address
+    std::vector<ThreadRoot> thread_roots;    // in file order
+    std::vector<StackTrace> traces;          // those of thread roots, by serial
     std::shared_ptr<const DumpSource> source;  // keeps the file mapped for element reads
+    std::shared_ptr<const ClassLayouts> layouts;  // of source->classes
+    std::unordered_map<ObjectId, std::string> class_names;  // by class id
 
     // The element bytes of `a` (empty when split).
     Bytes elements(const ArrayObject& a) const;
+    const ArrayObject* array(ObjectId address) const;
+    const StringObject* string(ObjectId address) const;
+    const ObjectRecordCopy* record(ObjectId address) const;
+    std::uint32_t id_size() const;
+    // A String's text (or a char[]'s), as UTF-8, at most `max_chars` characters; nullopt when
+    // `address` is neither or its array was not read.
+    std::optional<std::string> text(ObjectId address, std::size_t max_chars, bool* cut = nullptr) const;
+    // An instance copy's fields: its own class's first, then each super class's, as dumped.
+    std::vector<FieldValue> fields(const ObjectRecordCopy& r) const;
+    // The statics of the class with this class id (its class object's address).
+    std::vector<FieldValue> statics(ObjectId class_id) const;
+    // The field `name` of an instance copy (the first, from its own class up), or nullopt.
+    std::optional<std::uint64_t> field(const ObjectRecordCopy& r, std::string_view name) const;
+    // Element i of an object array copy (i < copied elements).
+    ObjectId element(const ObjectRecordCopy& r, std::uint32_t i) const;
+    // The name of the class with this class id (the dump's LOAD CLASS name), or "".
+    std::string class_name(ObjectId class_id) const;
+};
+
+// What the value pass reads beside strings and primitive arrays: the records of `addresses`
+// (sorted, distinct), and of every instance of `classes` (by name, and their subclasses).
+struct ValueRequest {
+    std::vector<ObjectId> addresses;
+    std::vector<std::string> classes;
 };
 
 // Reads the values of `dump` in one pass over its heap dump; `progress` draws the pass.
-DumpValues read_values(const LoadedDump& dump, const std::function<void(const ProgressEvent&)>& progress = {});
+DumpValues read_values(const LoadedDump& dump, const ValueRequest& request = {},
+                       const std::function<void(const ProgressEvent&)>& progress = {});
 
 // Hash of element bytes, as ArrayObject::hash.
 std::uint64_t content_hash(Bytes bytes);

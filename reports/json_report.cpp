@@ -148,23 +148,66 @@ Json class_loaders_section(const Findings& a, std::vector<graph::LoaderRow> load
 }
 
 // Sizes of the known collections in the dominator tree (graph/collections.cpp): a row per
-// collection class, and the `top` largest by retained bytes. `computed: false` and empty
-// lists when the analysis did not count them.
+// collection class, the `top` largest by retained bytes and the `top` most over-allocated
+// (unused slots of their backing array). Capacity is the backing array's length (value
+// reader); fill and collision ratios follow MAT (docs/report-schema.md). `computed: false`
+// and empty lists when the analysis did not count them.
+struct CollectionRow {
+    graph::NodeId node;
+    std::uint64_t entries, retained_bytes;
+    std::optional<std::uint32_t> capacity;
+    std::optional<double> collision_ratio;
+};
+
+// MAT's fill ratio: entries over capacity; an empty collection with no slots counts as full.
+Json fill_ratio(std::uint64_t entries, std::optional<std::uint64_t> capacity) {
+    if (!capacity) return nullptr;
+    if (*capacity == 0) return entries == 0 ? Json(1.0) : Json(nullptr);
+    return Json(static_cast<double>(entries) / static_cast<double>(*capacity));
+}
+
+Json collection_item(const Findings& a, const CollectionRow& c) {
+    const graph::HeapGraph& g = a.graph;
+    Json item;
+    item["id"] = hex_id(a.addresses[c.node]);
+    item["class"] = g.classes[g.class_index[c.node]].name;
+    item["entries"] = c.entries;
+    item["retained_bytes"] = c.retained_bytes;
+    item["capacity"] = c.capacity ? Json(*c.capacity) : Json(nullptr);
+    item["fill_ratio"] = fill_ratio(c.entries, c.capacity);
+    item["collision_ratio"] = c.collision_ratio ? Json(*c.collision_ratio) : Json(nullptr);
+    return item;
+}
+
+// The `top` rows by `first`, ties by node.
+template <typename First>
+Json top_collections(const Findings& a, std::vector<CollectionRow> rows, First first) {
+    std::size_t top = std::min(a.top, rows.size());
+    std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(top), rows.end(),
+                      [&](const CollectionRow& x, const CollectionRow& y) {
+                          if (first(x) != first(y)) return first(x) > first(y);
+                          return x.node < y.node;
+                      });
+    Json out = Json::array();
+    for (std::size_t i = 0; i < top; ++i) out.push_back(collection_item(a, rows[i]));
+    return out;
+}
+
 Json collections_section(const Findings& a, Cut& cut) {
     const graph::HeapGraph& g = a.graph;
     Json out;
     out["computed"] = a.collections_counted;
     struct ClassRow {
         std::uint64_t instances = 0, entries = 0, empty = 0, unknown = 0;
+        std::uint64_t with_capacity = 0, capacity = 0, capacity_entries = 0;
+        std::uint64_t hashed_entries = 0, buckets_used = 0;
+        bool hashed = false;
         std::string_view counted_as;
     };
     std::vector<ClassRow> by_class(g.classes.size());
-    struct Sized {
-        graph::NodeId node;
-        std::uint64_t entries, retained_bytes;
-    };
-    std::vector<Sized> sized;
-    for (const graph::CollectionCount& c : a.collections) {
+    std::vector<CollectionRow> sized;
+    for (std::size_t i = 0; i < a.collections.size(); ++i) {
+        const graph::CollectionCount& c = a.collections[i];
         if (!a.retained.in_tree[c.node]) continue;
         ClassRow& row = by_class[g.class_index[c.node]];
         ++row.instances;
@@ -175,7 +218,20 @@ Json collections_section(const Findings& a, Cut& cut) {
         }
         row.entries += *c.entries;
         row.empty += *c.entries == 0;
-        sized.push_back({c.node, *c.entries, a.retained.tree.retained_bytes[c.node]});
+        std::optional<std::uint32_t> capacity = i < a.capacities.size() ? a.capacities[i] : std::nullopt;
+        if (capacity) {
+            ++row.with_capacity;
+            row.capacity += *capacity;
+            row.capacity_entries += *c.entries;
+        }
+        std::optional<double> collision;
+        if (c.shape == graph::CollectionShape::hashed && (c.backing != graph::kNoNode || c.no_array)) {
+            row.hashed = true;
+            row.hashed_entries += *c.entries;
+            row.buckets_used += c.slots_used;
+            collision = *c.entries ? static_cast<double>(*c.entries - std::min(*c.entries, c.slots_used)) / static_cast<double>(*c.entries) : 0.0;
+        }
+        sized.push_back({c.node, *c.entries, a.retained.tree.retained_bytes[c.node], capacity, collision});
     }
     std::vector<std::uint32_t> classes;
     for (std::uint32_t c = 0; c < by_class.size(); ++c)
@@ -188,33 +244,29 @@ Json collections_section(const Findings& a, Cut& cut) {
     cut_rows(classes, "collections.classes", "classes (the fewest entries)", cut);
     Json class_rows = Json::array();
     for (std::uint32_t c : classes) {
+        const ClassRow& row = by_class[c];
         Json item;
         item["class"] = g.classes[c].name;
         item["class_id"] = class_id(a, c);
-        item["counted_as"] = std::string(by_class[c].counted_as);
-        item["instances"] = by_class[c].instances;
-        item["entries"] = by_class[c].entries;
-        item["empty"] = by_class[c].empty;
-        item["unknown"] = by_class[c].unknown;
+        item["counted_as"] = std::string(row.counted_as);
+        item["instances"] = row.instances;
+        item["entries"] = row.entries;
+        item["empty"] = row.empty;
+        item["unknown"] = row.unknown;
+        item["with_capacity"] = row.with_capacity;
+        item["capacity"] = row.with_capacity ? Json(row.capacity) : Json(nullptr);
+        item["fill_ratio"] = row.with_capacity ? fill_ratio(row.capacity_entries, row.capacity) : Json(nullptr);
+        item["collision_ratio"] =
+            row.hashed && row.hashed_entries
+                ? Json(static_cast<double>(row.hashed_entries - std::min(row.hashed_entries, row.buckets_used)) /
+                       static_cast<double>(row.hashed_entries))
+                : Json(nullptr);
         class_rows.push_back(std::move(item));
     }
-    std::size_t top = std::min(a.top, sized.size());
-    std::partial_sort(sized.begin(), sized.begin() + static_cast<std::ptrdiff_t>(top), sized.end(),
-                      [](const Sized& x, const Sized& y) {
-                          if (x.retained_bytes != y.retained_bytes) return x.retained_bytes > y.retained_bytes;
-                          return x.node < y.node;
-                      });
-    Json top_rows = Json::array();
-    for (std::size_t i = 0; i < top; ++i) {
-        Json item;
-        item["id"] = hex_id(a.addresses[sized[i].node]);
-        item["class"] = g.classes[g.class_index[sized[i].node]].name;
-        item["entries"] = sized[i].entries;
-        item["retained_bytes"] = sized[i].retained_bytes;
-        top_rows.push_back(std::move(item));
-    }
     out["classes"] = std::move(class_rows);
-    out["top"] = std::move(top_rows);
+    out["top"] = top_collections(a, sized, [](const CollectionRow& r) { return r.retained_bytes; });
+    std::erase_if(sized, [](const CollectionRow& r) { return !r.capacity || *r.capacity <= r.entries; });
+    out["over_allocated"] = top_collections(a, std::move(sized), [](const CollectionRow& r) { return *r.capacity - r.entries; });
     return out;
 }
 
@@ -229,7 +281,95 @@ Json content_section(const Findings& a) {
     out["duplicate_strings_wasted_bytes"] = c.string_wasted_bytes;
     out["duplicate_array_groups"] = c.array_groups;
     out["duplicate_arrays_wasted_bytes"] = c.array_wasted_bytes;
+    out["threads_from"] = c.threads_from.empty() ? Json(nullptr) : Json(c.threads_from);
+    out["system_properties_found"] = c.properties_found;
+    out["system_properties_skipped"] = c.properties_skipped;
+    out["objects_inspected"] = c.objects.size();
     return out;
+}
+
+const char* kind_text(graph::NodeKind kind) {
+    switch (kind) {
+        case graph::NodeKind::instance: return "instance";
+        case graph::NodeKind::object_array: return "object_array";
+        case graph::NodeKind::primitive_array: return "primitive_array";
+        case graph::NodeKind::class_object: return "class";
+    }
+    return "unknown";
+}
+
+// HPROF line numbers: > 0 a line; -3 a native method; 0, -1 and -2 no line.
+Json frame_item(const analysis::ThreadFrame& f) {
+    return Json{{"class", f.class_name},
+                {"method", f.method},
+                {"signature", f.signature},
+                {"source", f.source.empty() ? Json(nullptr) : Json(f.source)},
+                {"line", f.line > 0 ? Json(f.line) : Json(nullptr)},
+                {"native", f.line == -3},
+                {"locals", f.locals},
+                {"locals_retained_bytes", f.locals_retained_bytes}};
+}
+
+Json threads_section(const Findings& a) {
+    Json rows = Json::array();
+    for (const analysis::ThreadRow& t : a.content.threads) {
+        Json frames = Json::array();
+        for (const analysis::ThreadFrame& f : t.frames) frames.push_back(frame_item(f));
+        bool known = t.node != graph::kNoNode;
+        rows.push_back(Json{{"id", known ? Json(hex_id(a.addresses[t.node])) : Json(nullptr)},
+                            {"class", known ? Json(graph::node_class_name(a.graph, t.node)) : Json(nullptr)},
+                            {"name", t.name},
+                            {"name_cut", t.name_cut},
+                            {"daemon", t.daemon ? Json(*t.daemon) : Json(nullptr)},
+                            {"state", t.state.empty() ? Json(nullptr) : Json(t.state)},
+                            {"tid", t.tid ? Json(*t.tid) : Json(nullptr)},
+                            {"retained_bytes", t.retained_bytes},
+                            {"locals", t.locals},
+                            {"stack_known", t.stack_known},
+                            {"frames", std::move(frames)}});
+    }
+    return rows;
+}
+
+Json system_properties_section(const Findings& a) {
+    Json rows = Json::array();
+    for (const analysis::SystemProperty& p : a.content.system_properties)
+        rows.push_back(Json{{"key", p.key}, {"value", p.value}, {"value_cut", p.value_cut}});
+    return rows;
+}
+
+Json shown_value(const Findings& a, const analysis::ShownValue& v) {
+    Json out{{"name", v.name}, {"type", v.type}};
+    if (v.type != "object") {
+        out["value"] = v.value;
+        return out;
+    }
+    out["ref"] = v.ref ? Json(hex_id(v.ref)) : Json(nullptr);
+    out["ref_class"] = v.ref_node != graph::kNoNode ? Json(graph::node_class_name(a.graph, v.ref_node)) : Json(nullptr);
+    out["text"] = v.text ? Json(v.value) : Json(nullptr);  // a String's text
+    if (v.value_cut) out["text_cut"] = true;
+    return out;
+}
+
+// The objects the HTML inspector opens (analysis/objects.cpp: the `top` largest of the
+// dominator tree and every suspect path).
+Json objects_section(const Findings& a) {
+    Json rows = Json::array();
+    for (const analysis::InspectedObject& o : a.content.objects) {
+        Json fields = Json::array(), elements = Json::array();
+        for (const analysis::ShownValue& v : o.fields) fields.push_back(shown_value(a, v));
+        for (const analysis::ShownValue& v : o.elements) elements.push_back(shown_value(a, v));
+        rows.push_back(Json{{"id", hex_id(a.addresses[o.node])},
+                            {"class", graph::node_class_name(a.graph, o.node)},
+                            {"kind", kind_text(a.graph.kind[o.node])},
+                            {"shallow_bytes", a.graph.shallow_bytes[o.node]},
+                            {"retained_bytes", a.retained.tree.retained_bytes[o.node]},
+                            {"read", o.read},
+                            {"length", o.length},
+                            {"fields", std::move(fields)},
+                            {"elements", std::move(elements)}});
+    }
+    return rows;
 }
 
 Json duplicate_strings_section(const Findings& a) {
@@ -519,6 +659,9 @@ Json json_document(const Findings& a) {
     report["content"] = content_section(a);
     report["duplicate_strings"] = duplicate_strings_section(a);
     report["duplicate_arrays"] = duplicate_arrays_section(a);
+    report["threads"] = threads_section(a);
+    report["system_properties"] = system_properties_section(a);
+    report["objects"] = objects_section(a);
     report["warnings"] = warnings_section(a.warnings, cuts);
     return report;
 }

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <oneapi/tbb/task_arena.h>
 
+#include <set>
+
 #include "analysis.h"
 #include "content.h"
 #include "edge_names.h"
@@ -123,4 +125,146 @@ TEST_CASE("equal hashes with different contents never join a group") {
     CHECK(out.duplicate_arrays[0].count == 2);
     CHECK(out.duplicate_arrays[0].wasted_bytes == 24);
     CHECK(out.duplicate_arrays[0].first_elements == "[1, 2, 3, 4]");
+}
+
+namespace {
+
+struct JcmdFrame {
+    std::string class_name, method;
+    std::int32_t line = 0;  // 0: none (native)
+    bool native = false;
+};
+
+// The "at class.method(module/File.java:123)" lines of one thread in jcmd Thread.print.
+std::vector<JcmdFrame> jcmd_frames(const std::string& dump, const std::string& thread) {
+    std::vector<JcmdFrame> out;
+    std::size_t at = dump.find("\"" + thread + "\"");
+    REQUIRE(at != std::string::npos);
+    std::size_t end = dump.find("\n\n", at);
+    std::string block = dump.substr(at, end - at);
+    std::size_t pos = 0;
+    while ((pos = block.find("\tat ", pos)) != std::string::npos) {
+        std::size_t open = block.find('(', pos), close = block.find(')', open);
+        std::string name = block.substr(pos + 4, open - pos - 4), where = block.substr(open + 1, close - open - 1);
+        JcmdFrame f;
+        f.class_name = name.substr(0, name.rfind('.'));
+        f.method = name.substr(name.rfind('.') + 1);
+        f.native = where.find("Native Method") != std::string::npos;
+        if (std::size_t colon = where.rfind(':'); colon != std::string::npos) f.line = std::stoi(where.substr(colon + 1));
+        out.push_back(f);
+        pos = close;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("threads: names, states and frames equal jcmd Thread.print's; the planted locals sit in their frames") {
+    LoadedDump dump = load_dump(test::data_path("samples/contentdemo.hprof.gz"), {});
+    analysis::Findings f = analysis::analyse(dump, {});
+    REQUIRE(f.content.threads_from == "hprof");
+    std::vector<std::uint8_t> text = test::read_file(test::data_path("samples/contentdemo.threads.txt"));
+    const std::string jcmd(text.begin(), text.end());
+    const Json expected = expected_figures();
+    REQUIRE(expected["threads"].size() == 3);
+    for (const Json& planted : expected["threads"]) {
+        const std::string name = planted["name"].get<std::string>();
+        CAPTURE(name);
+        auto row = std::find_if(f.content.threads.begin(), f.content.threads.end(),
+                                [&](const analysis::ThreadRow& t) { return t.name == name; });
+        REQUIRE(row != f.content.threads.end());
+        CHECK(row->daemon == planted["daemon"].get<bool>());
+        CHECK(row->state == planted["state"].get<std::string>());
+        std::vector<JcmdFrame> frames = jcmd_frames(jcmd, name);
+        REQUIRE(frames.size() == planted["frame_count"].get<std::size_t>());
+        REQUIRE(row->frames.size() == frames.size());
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            CAPTURE(i);
+            CHECK(row->frames[i].class_name == frames[i].class_name);
+            CHECK(row->frames[i].method == frames[i].method);
+            if (frames[i].native) CHECK(row->frames[i].line == -3);
+            else CHECK(row->frames[i].line == frames[i].line);
+        }
+        // Each big local is held by its frame alone, so its frame's locals retain at least it.
+        std::uint64_t locals_bytes = 0;
+        for (const Json& local : planted["big_locals"]) {
+            const auto& frame = row->frames[local["frame_index"].get<std::size_t>()];
+            CHECK(frame.locals_retained_bytes == local["shallow"].get<std::uint64_t>());
+            locals_bytes += local["shallow"].get<std::uint64_t>();
+        }
+        CHECK(row->retained_bytes > locals_bytes);
+    }
+}
+
+TEST_CASE("system properties: the planted keys, the hostile value as it was set") {
+    LoadedDump dump = load_dump(test::data_path("samples/contentdemo.hprof.gz"), {});
+    analysis::Findings f = analysis::analyse(dump, {});
+    REQUIRE(f.content.properties_found);
+    CHECK(f.content.properties_skipped == 0);
+    const Json expected = expected_figures();
+    for (const Json& planted : expected["system_properties"]) {
+        auto row = std::find_if(f.content.system_properties.begin(), f.content.system_properties.end(),
+                                [&](const analysis::SystemProperty& p) { return p.key == planted["key"].get<std::string>(); });
+        REQUIRE(row != f.content.system_properties.end());
+        CHECK(row->value == planted["value"].get<std::string>());
+    }
+    auto version = std::find_if(f.content.system_properties.begin(), f.content.system_properties.end(),
+                                [](const analysis::SystemProperty& p) { return p.key == "java.vm.version"; });
+    REQUIRE(version != f.content.system_properties.end());
+    CHECK(version->value == expected["java_vm_version"].get<std::string>());
+    CHECK(std::is_sorted(f.content.system_properties.begin(), f.content.system_properties.end(),
+                         [](const auto& a, const auto& b) { return a.key < b.key; }));
+}
+
+TEST_CASE("collections: capacities and collision ratios of the planted collections") {
+    LoadedDump dump = load_dump(test::data_path("samples/contentdemo.hprof.gz"), {});
+    analysis::Findings f = analysis::analyse(dump, {});
+    REQUIRE(f.capacities.size() == f.collections.size());
+    const Json expected = expected_figures();
+    for (const Json& planted : expected["collections"]) {
+        const std::string name = planted["name"].get<std::string>(), cls = planted["class"].get<std::string>();
+        CAPTURE(name);
+        // Maps: the buckets in use too (the colliding map's 1,000 keys share one bucket).
+        const bool map = planted.contains("buckets_used");
+        std::uint64_t found = 0;
+        for (std::size_t i = 0; i < f.collections.size(); ++i) {
+            const graph::CollectionCount& c = f.collections[i];
+            if (dump.graph.classes[dump.graph.class_index[c.node]].name != cls || c.entries != planted["size"].get<std::uint64_t>() ||
+                f.capacities[i] != planted["capacity"].get<std::uint32_t>() ||
+                (map && c.slots_used != planted["buckets_used"].get<std::uint64_t>()))
+                continue;
+            ++found;
+        }
+        // Empty default lists: other empty ArrayLists of the JDK look the same, so at least the planted ones.
+        if (name == "empty-default-list") CHECK(found >= planted["count"].get<std::uint64_t>());
+        else CHECK(found == planted["count"].get<std::uint64_t>());
+    }
+}
+
+TEST_CASE("inspector: the largest objects' fields, references with their String text") {
+    LoadedDump dump = load_dump(test::data_path("samples/contentdemo.hprof.gz"), {});
+    analysis::Findings f = analysis::analyse(dump, {});
+    REQUIRE(!f.content.objects.empty());
+    // java.lang.System's class object: its statics, props pointing at the Properties.
+    auto system = std::find_if(f.content.objects.begin(), f.content.objects.end(), [&](const analysis::InspectedObject& o) {
+        return graph::node_class_name(dump.graph, o.node) == "class java.lang.System";
+    });
+    REQUIRE(system != f.content.objects.end());
+    CHECK(system->read);
+    auto field = [&](const analysis::InspectedObject& o, const std::string& name) {
+        auto it = std::find_if(o.fields.begin(), o.fields.end(), [&](const analysis::ShownValue& v) { return v.name == name; });
+        REQUIRE(it != o.fields.end());
+        return *it;
+    };
+    analysis::ShownValue props = field(*system, "props");
+    REQUIRE(props.ref_node != graph::kNoNode);
+    CHECK(graph::node_class_name(dump.graph, props.ref_node) == "java.util.Properties");
+    analysis::ShownValue separator = field(*system, "lineSeparator");
+    CHECK(separator.text);
+    CHECK(separator.value == "\n");
+    // Every suspect's path is inspectable.
+    std::set<graph::NodeId> inspected;
+    for (const analysis::InspectedObject& o : f.content.objects) inspected.insert(o.node);
+    for (const graph::Suspect& s : f.suspects)
+        for (graph::NodeId v : s.path) CHECK(inspected.count(v) == 1);
 }

@@ -1,0 +1,31 @@
+// Analyses that read single objects back through the value reader (analysis/objects.cpp):
+// threads with their stacks, java.lang.System's properties, the objects the HTML inspector
+// opens, and collections' capacities.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "analysis.h"
+
+namespace heapgraph::analysis {
+
+// The objects of System.props's table (Properties, its map, tables and entries), found from
+// java.lang.System's class object along the out rows: run before the rows are released.
+std::vector<graph::NodeId> property_nodes(const graph::HeapGraph& g);
+
+// The objects the inspector shows: the `count` largest of the dominator tree, best first
+// (each one's dominator is among them), and every object on a suspect's path. Ascending.
+std::vector<graph::NodeId> inspected_nodes(const Findings& f, std::size_t count);
+
+// What the value pass reads for these analyses: the records of `nodes`, and every thread.
+ValueRequest value_request(std::span<const std::uint64_t> addresses, std::vector<graph::NodeId> nodes);
+
+void find_threads(const Findings& f, const DumpValues& values, ContentFindings& out);
+void find_system_properties(const DumpValues& values, ContentFindings& out);
+void inspect_objects(const Findings& f, const DumpValues& values, std::span<const graph::NodeId> nodes,
+                     ContentFindings& out);
+// Each collection's capacity: the length of its backing array.
+std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& f, const DumpValues& values);
+
+}  // namespace heapgraph::analysis
