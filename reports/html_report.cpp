@@ -340,6 +340,14 @@ button.more:hover { background: var(--accent-soft); }
 .tnote button.more { margin: 0; }
 footer { color: var(--faint); font-size: 12px; text-align: center; padding: 24px 0 40px; }
 #selftest { display: none; }
+.insp { border: 1px solid var(--line); background: transparent; border-radius: 4px; font-size: 11px; padding: 0 5px; margin-left: 8px; cursor: pointer; color: var(--faint); }
+.insp:hover { color: inherit; }
+button.link { border: 0; background: none; padding: 0; font: inherit; color: #2457a6; cursor: pointer; text-align: left; text-decoration: underline; }
+aside.inspector { position: fixed; top: 0; right: 0; bottom: 0; width: min(560px, 96vw); overflow: auto; background: #fff; box-shadow: -4px 0 18px rgba(0,0,0,.18); padding: 14px 18px 30px; z-index: 20; font-size: 13px; }
+aside.inspector .close { float: right; }
+aside.inspector td.v { word-break: break-all; }
+.frames { margin: 4px 0 10px 18px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
+.frames li { margin: 1px 0; }
 </style>
 )html";
 }
@@ -352,7 +360,7 @@ std::string_view page_tail() {
   <nav>
     <a href="#overview">Overview</a><a href="#picture">Heap picture</a><a href="#suspects">Leak suspects</a>
     <a href="#tree">Dominator tree</a><a href="#consumers">Top consumers</a><a href="#histogram">Histogram</a>
-    <a href="#left-out">Left out</a>
+    <a href="#collections">Collections</a><a href="#threads">Threads</a><a href="#properties">Properties</a><a href="#left-out">Left out</a>
   </nav>
 </div></header>
 <main class="wrap">
@@ -372,8 +380,12 @@ std::string_view page_tail() {
   <section id="consumers"><h2>Top consumers</h2><div id="consumers-body"></div></section>
   <section id="histogram"><h2>Class histogram</h2><div id="histogram-body"></div></section>
   <section id="duplicates"><h2>Duplicate strings and arrays</h2><div id="duplicates-body"></div></section>
+  <section id="collections"><h2>Collections</h2><div id="collections-body"></div></section>
+  <section id="threads"><h2>Threads</h2><div id="threads-body"></div></section>
+  <section id="properties"><h2>System properties</h2><div id="properties-body"></div></section>
   <section id="left-out"><h2>Left out of this page</h2><div id="left-out-body"></div></section>
 </main>
+<aside id="inspector" class="inspector" hidden aria-label="Object inspector"><button class="more close" id="inspector-close">Close</button><h2>Object</h2><div id="inspector-body"></div></aside>
 <footer id="footer"></footer>
 <script>
 (function () {
@@ -627,7 +639,8 @@ function drawSuspects() {
         if (typeof step !== 'object' || step === null) { li.textContent = String(step); }
         else {
           if (step.field !== undefined && step.field !== null && step.field !== '') add(li, el('span', 'field', String(step.field)), document.createTextNode(' \u2192 '));
-          add(li, el('span', 'cls', step['class'] || ''), step.id ? el('span', 'faint mono', ' @ ' + step.id) : null);
+          add(li, step.id ? inspectLink(step.id, step['class'] || '', step['class'] || '') : el('span', 'cls', step['class'] || ''),
+              step.id ? el('span', 'faint mono', ' @ ' + step.id) : null);
         }
         ol.append(li);
       });
@@ -690,7 +703,7 @@ function treeRow(n, depth) {
   var name = el('span', 'name');
   name.style.paddingLeft = (8 + depth * 18) + 'px';
   var expandable = n.taken > 0 || n.children > 0;
-  add(name, el('span', 'tog', expandable ? '\u25b8' : '\u00b7'), el('span', 'cls', n.cls), el('span', 'id', n.id));
+  add(name, el('span', 'tog', expandable ? '\u25b8' : '\u00b7'), el('span', 'cls', n.cls), el('span', 'id', n.id), inspectButton(n.id, n.cls));
   var share = el('span', 'num'), b = el('span', 'bar');
   b.style.width = Math.max(1, 70 * (TOTAL ? n.retained / TOTAL : 0)).toFixed(0) + 'px';
   add(share, b, document.createTextNode(bytes(n.retained)));
@@ -859,6 +872,138 @@ function drawDuplicates() {
       el('h3', null, 'Primitive arrays'), add(el('div', 'table-box'), genericTable(arrays)));
 }
 
+// ---- object inspector: the report's `objects` (fields, first elements); others by what the tree knows ----
+var OBJECTS = {}, TREE_INDEX = null;
+(Array.isArray(R.objects) ? R.objects : []).forEach(function (o) { OBJECTS[o.id] = o; });
+function treeNodeById(id) {
+  if (!TREE_INDEX) { TREE_INDEX = {}; for (var i = 0; i < T.nodes.length; i++) TREE_INDEX[T.nodes[i][0]] = i; }
+  var i = TREE_INDEX[id];
+  return i === undefined ? null : node(i);
+}
+function inspectButton(id, cls) {
+  var b = el('button', 'insp', 'fields');
+  b.title = 'Open in the object inspector';
+  b.addEventListener('click', function (e) { e.stopPropagation(); inspect(id, cls); });
+  return b;
+}
+function inspectLink(id, cls, text) {
+  var b = el('button', 'link', text);
+  b.addEventListener('click', function (e) { e.stopPropagation(); inspect(id, cls); });
+  return b;
+}
+function valueCell(v) {
+  var td = el('td', 'v');
+  if (v.type !== 'object') { td.textContent = v.value; return td; }
+  if (!v.ref) { add(td, el('span', 'faint', 'null')); return td; }
+  add(td, inspectLink(v.ref, v.ref_class || '', (v.ref_class || 'object') + ' @ ' + v.ref));
+  if (typeof v.text === 'string') add(td, el('div', 'mono', JSON.stringify(v.text) + (v.text_cut ? '\u2026' : '')));
+  return td;
+}
+function valueTable(rows) {
+  var table = el('table'), body = el('tbody');
+  add(table, add(el('thead'), add(el('tr'), el('th', null, 'Name'), el('th', null, 'Type'), el('th', null, 'Value'))));
+  rows.forEach(function (v) { add(body, add(el('tr'), el('td', 'mono', v.name), el('td', 'faint', v.type), valueCell(v))); });
+  return add(table, body);
+}
+function inspect(id, cls) {
+  var box = $('inspector-body'), o = OBJECTS[id], n = treeNodeById(id), c = R.content || {};
+  box.textContent = '';
+  add(box, add(el('div', 'head'), el('span', 'cls', o ? o['class'] : n ? n.cls : cls), el('span', 'faint mono', ' @ ' + id)));
+  var facts = el('dl', 'facts');
+  function fact(k, v) { if (v !== undefined && v !== null && v !== '') add(facts, el('dt', null, k), el('dd', null, v)); }
+  var shallow = o ? o.shallow_bytes : n ? n.shallow : null, retained = o ? o.retained_bytes : n ? n.retained : null;
+  fact('Shallow', shallow == null ? null : bytes(shallow) + ' (' + num(shallow) + ' bytes)');
+  fact('Retained', retained == null ? null : bytes(retained) + ' (' + num(retained) + ' bytes, ' + pct(retained, TOTAL) + ')');
+  if (o && /array/.test(o.kind)) fact('Length', num(o.length));
+  add(box, facts);
+  if (!o) {
+    add(box, el('p', 'muted', c.values_read
+      ? 'Fields are in this page for the ' + num(c.objects_inspected) + ' largest objects and every object on a suspect\u2019s path; this one is not among them (analyze with a larger --top to embed more).'
+      : 'No fields: ' + (c.unavailable || 'this report has no values') + '.'));
+  } else if (!o.read) {
+    add(box, el('p', 'muted', 'No fields: ' + (c.unavailable || 'the dump holds no values for this object') + '.'));
+  } else if (o.kind === 'object_array' || o.kind === 'primitive_array') {
+    add(box, el('h3', null, 'First ' + num(o.elements.length) + ' of ' + num(o.length) + ' elements'), valueTable(o.elements));
+  } else {
+    add(box, el('h3', null, o.kind === 'class' ? 'Static fields' : 'Fields'), valueTable(o.fields));
+  }
+  $('inspector').hidden = false;
+}
+function drawInspector() {
+  $('inspector-close').addEventListener('click', function () { $('inspector').hidden = true; });
+}
+
+// ---- collections: capacity, fill and collision ratios (value reader) ----
+function ratio(x) { return typeof x === 'number' ? x.toFixed(3) : ''; }
+function drawCollections() {
+  var box = $('collections-body'), c = R.collections || {};
+  if (!c.computed) { add(box, el('p', 'muted', 'Not computed.')); return; }
+  var classes = (c.classes || []).map(function (r) {
+    return {'class': r['class'], instances: r.instances, entries: r.entries, empty: r.empty, capacity: r.capacity == null ? '' : r.capacity,
+            fill_ratio: ratio(r.fill_ratio), collision_ratio: ratio(r.collision_ratio)};
+  });
+  var waste = (c.over_allocated || []).map(function (r) {
+    return {'class': r['class'], id: r.id, entries: r.entries, capacity: r.capacity, fill_ratio: ratio(r.fill_ratio), retained_bytes: r.retained_bytes};
+  });
+  add(box, el('p', 'lead', 'Known collections in the dominator tree. Capacity is the length of the backing array; fill ratio is entries over capacity, collision ratio the share of entries that share a bucket (as Eclipse MAT counts them).'),
+      el('h3', null, 'By class'), add(el('div', 'table-box'), genericTable(classes)),
+      el('h3', null, 'Most over-allocated'), add(el('div', 'table-box'), genericTable(waste)));
+}
+
+// ---- threads and their stacks ----
+function frameText(f) {
+  var where = f['native'] ? 'Native Method' : (f.source || 'Unknown Source') + (f.line ? ':' + f.line : '');
+  return 'at ' + f['class'] + '.' + f.method + '(' + where + ')';
+}
+function drawThreads() {
+  var box = $('threads-body'), rows = Array.isArray(R.threads) ? R.threads : [], c = R.content || {};
+  if (!rows.length) {
+    add(box, el('p', 'muted', c.values_read ? 'The dump lists no threads.' : 'Not available: ' + (c.unavailable || 'no values') + ' (for PHD, give the javacore with --javacore).'));
+    return;
+  }
+  add(box, el('p', 'lead', num(rows.length) + ' threads, largest retained first. Retained counts the thread object and what its stack frames keep alive; a frame\u2019s locals count the objects only that thread keeps. Click a thread for its stack.'));
+  var table = el('table'), body = el('tbody');
+  table.id = 'threads-table';
+  add(table, add(el('thead'), add(el('tr'), el('th', null, 'Thread'), el('th', null, 'State'), el('th', null, 'Daemon'),
+      el('th', 'num', 'Retained'), el('th', 'num', 'Locals'), el('th', 'num', 'Frames'))));
+  rows.forEach(function (t) {
+    var tr = el('tr'), name = el('td', 'cls');
+    add(name, t.id ? inspectLink(t.id, t['class'], t.name + (t.name_cut ? '\u2026' : '')) : el('span', null, t.name));
+    add(tr, name, el('td', null, t.state || ''), el('td', null, t.daemon == null ? '' : t.daemon ? 'yes' : 'no'),
+        el('td', 'num', bytes(t.retained_bytes)), el('td', 'num', num(t.locals)), el('td', 'num', num(t.frames.length)));
+    var stack = el('tr');
+    stack.hidden = true;
+    var cell = el('td');
+    cell.colSpan = 6;
+    var ol = el('ol', 'frames');
+    ol.start = 0;
+    t.frames.forEach(function (f) {
+      add(ol, add(el('li'), document.createTextNode(frameText(f)),
+                  f.locals ? el('span', 'faint', '  \u2014 ' + num(f.locals) + ' locals' + (f.locals_retained_bytes ? ', ' + bytes(f.locals_retained_bytes) + ' kept by this thread alone' : '')) : null));
+    });
+    if (!t.frames.length) add(ol, el('li', 'faint', t.stack_known ? 'no frames' : 'the dump holds no stack trace for this thread'));
+    add(stack, add(cell, ol));
+    tr.addEventListener('click', function () { stack.hidden = !stack.hidden; });
+    tr.style.cursor = 'pointer';
+    add(body, tr, stack);
+  });
+  add(box, add(el('div', 'table-box'), add(table, body)));
+}
+
+// ---- system properties ----
+function drawProperties() {
+  var box = $('properties-body'), rows = Array.isArray(R.system_properties) ? R.system_properties : [], c = R.content || {};
+  if (!rows.length) {
+    add(box, el('p', 'muted', !c.values_read ? 'Not available: ' + (c.unavailable || 'no values') + '.' : c.system_properties_found ? 'java.lang.System\u2019s properties are empty.' : 'The dump holds no java.lang.System properties.'));
+    return;
+  }
+  var table = el('table'), body = el('tbody');
+  table.id = 'properties-table';
+  add(table, add(el('thead'), add(el('tr'), el('th', null, 'Key'), el('th', null, 'Value'))));
+  rows.forEach(function (p) { add(body, add(el('tr'), el('td', 'mono', p.key), el('td', 'mono v', p.value + (p.value_cut ? '\u2026' : '')))); });
+  add(box, add(el('div', 'table-box'), add(table, body)));
+}
+
 // ---- top consumers: the `consumers` section when the report has it ----
 function drawConsumers() {
   var box = $('consumers-body'), grid = el('div', 'consumers');
@@ -918,6 +1063,22 @@ function selftest() {
   result.histogram_rows = document.querySelectorAll('#hist-table tbody tr').length;
   result.treemap_rects = document.querySelectorAll('#treemap rect').length;
   result.duplicate_rows = document.querySelectorAll('#duplicates-body tbody tr').length;
+  result.thread_rows = document.querySelectorAll('#threads-table > tbody > tr:not([hidden])').length;
+  result.property_rows = document.querySelectorAll('#properties-table tbody tr').length;
+  result.collection_rows = document.querySelectorAll('#collections-body tbody tr').length;
+  // The inspector: open the largest object from its tree row, then follow its first reference.
+  var open = document.querySelector('#tree-list .trow.node .insp');
+  if (open) open.click();
+  result.inspector_open = !$('inspector').hidden;
+  result.inspector_title = ($('inspector-body').querySelector('.cls') || {}).textContent || '';
+  result.inspector_fields = document.querySelectorAll('#inspector-body tbody tr').length;
+  var ref = document.querySelector('#inspector-body tbody button.link');
+  if (ref) ref.click();
+  result.inspector_followed = ($('inspector-body').querySelector('.cls') || {}).textContent || '';
+  var step = document.querySelector('#suspects-body ol.path button.link');
+  if (step) step.click();
+  result.suspect_step_inspected = !!step && document.querySelectorAll('#inspector-body tbody tr').length > 0;
+  result.inspector_text = $('inspector-body').textContent;
   result.img_elements = document.getElementsByTagName('img').length;
   result.script_elements = document.getElementsByTagName('script').length;
   result.errors = window.__hgErrors.slice();
@@ -934,6 +1095,10 @@ guard('tree', drawTree);
 guard('consumers', drawConsumers);
 guard('histogram', drawHistogram);
 guard('duplicates', drawDuplicates);
+guard('collections', drawCollections);
+guard('threads', drawThreads);
+guard('properties', drawProperties);
+guard('inspector', drawInspector);
 guard('left-out', drawLeftOut);
 if (location.hash === '#selftest') selftest();
 showErrors();

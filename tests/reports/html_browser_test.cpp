@@ -97,6 +97,8 @@ TEST_CASE("html report in chromium: leakdemo loads cleanly, a click expands the 
     CHECK(page.selftest["treemap_rects"].get<int>() > 10);
     CHECK(page.selftest["histogram_rows"].get<int>() > 10);
     CHECK(page.dom.find("LeakDemo$Session") != std::string::npos);
+    // A step of a suspect's path opens in the inspector with its fields.
+    CHECK(page.selftest["suspect_step_inspected"] == true);
     std::string png = screenshot_dir() + "/leakdemo.png";
     std::filesystem::remove(png);
     shell_output(kChromium + "--hide-scrollbars --window-size=1280,3000 --virtual-time-budget=5000 --screenshot='" + png +
@@ -126,6 +128,25 @@ TEST_CASE("html report in chromium: payload class names show as text, never as e
     CHECK(from_graph.dom.find("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
 }
 
+TEST_CASE("html report in chromium: the inspector opens an object of the tree, shows its fields and follows a reference") {
+    REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (apt-get install chromium): the browser tests need it");
+    PageRun page = load_page(html_of(test::data_path("samples/contentdemo.hprof.gz"), "contentdemo-inspector"));
+    check_clean(page);
+    CHECK(page.selftest["inspector_open"] == true);
+    CHECK(page.selftest["inspector_fields"].get<int>() > 0);
+    const std::string first = page.selftest["inspector_title"].get<std::string>(), followed = page.selftest["inspector_followed"].get<std::string>();
+    CHECK(!first.empty());
+    CHECK(!followed.empty());
+    CHECK(followed != first);
+    // Threads, system properties and collections are drawn: the planted threads, both planted properties.
+    CHECK(page.selftest["thread_rows"].get<int>() >= 3);
+    CHECK(page.selftest["property_rows"].get<int>() >= 2);
+    CHECK(page.selftest["collection_rows"].get<int>() >= 5);
+    CHECK(page.dom.find("planted-worker-3") != std::string::npos);
+    CHECK(page.dom.find("planted-value-42") != std::string::npos);
+    CHECK(page.dom.find("at ContentDemo$Worker.descend(ContentDemo.java:163)") != std::string::npos);
+}
+
 TEST_CASE("html report in chromium: duplicate strings show the planted hostile value as text") {
     REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (apt-get install chromium): the browser tests need it");
     PageRun page = load_page(html_of(test::data_path("samples/contentdemo.hprof.gz"), "contentdemo"));
@@ -134,6 +155,10 @@ TEST_CASE("html report in chromium: duplicate strings show the planted hostile v
     CHECK(page.dom.find("planted-duplicate-alpha") != std::string::npos);
     CHECK(page.dom.find("planted-utf16-caf\u00e9-\u03b2eta-\u20ac") != std::string::npos);
     CHECK(page.dom.find("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+    // The hostile system property shows as text in its section too.
+    std::size_t properties = page.dom.find("id=\"properties-table\"");
+    REQUIRE(properties != std::string::npos);
+    CHECK(page.dom.find("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;", properties) != std::string::npos);
 }
 
 TEST_CASE("html report in chromium: the page of every dump in data/ loads without errors") {
