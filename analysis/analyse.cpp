@@ -135,10 +135,7 @@ void analyse_contents(Input& in, Findings& f, const Options& options, const Dump
         f.warnings.push_back({"values_unavailable", 1,
                               c.unavailable + ": duplicate strings and arrays, system properties, collection "
                                               "capacities and object fields are not computed"});
-        if (!in.javacore_threads.empty()) {
-            c.threads = std::move(in.javacore_threads);
-            c.threads_from = "javacore";
-        }
+        javacore_threads(f, in.javacore_threads, c);
         return;
     }
     c.values_read = true;
@@ -200,7 +197,8 @@ Findings analyse(Input in, const Options& options) {
 
 Findings analyse(LoadedDump& dump, const Options& options) {
     Input in{.dump = dump.info, .graph = dump.graph, .addresses = dump.addresses, .weak_edges = dump.weak_edges,
-             .field_names = &dump.field_names, .warnings = dump.warnings, .timings = std::move(dump.timings)};
+             .field_names = &dump.field_names, .warnings = dump.warnings, .timings = std::move(dump.timings),
+             .javacore_threads = dump.javacore_threads};
     in.name_edges = [&dump, &options](std::span<const graph::PathEdge> edges) { name_edges(dump, edges, options.progress); };
     in.read_values = [&dump, &options](const ValueRequest& request) { return read_values(dump, request, options.progress); };
     return analyse(std::move(in), options);

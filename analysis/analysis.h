@@ -128,7 +128,7 @@ struct Input {
     // Reads field values and array contents (HPROF); unset: nothing to read them from.
     std::function<DumpValues(const ValueRequest&)> read_values{};
     // The threads a javacore lists (PHD and classic text, --javacore), for `threads`.
-    std::vector<ThreadRow> javacore_threads{};
+    std::span<const Javacore::Thread> javacore_threads{};
 };
 
 struct Findings {

@@ -290,6 +290,26 @@ void find_threads(const Findings& f, const DumpValues& values, ContentFindings& 
     out.threads = std::move(rows);
 }
 
+void javacore_threads(const Findings& f, std::span<const Javacore::Thread> threads, ContentFindings& out) {
+    if (threads.empty()) return;
+    for (const Javacore::Thread& t : threads) {
+        ThreadRow row;
+        row.name = t.name;
+        row.state = t.state;
+        row.daemon = t.daemon;
+        row.stack_known = true;
+        if (t.object) row.node = node_of(f.addresses, *t.object);
+        if (row.node != kNoNode) row.retained_bytes = f.retained.tree.retained_bytes[row.node];
+        for (const Javacore::Frame& frame : t.frames)
+            row.frames.push_back({.class_name = frame.class_name, .method = frame.method, .source = frame.source, .line = frame.line});
+        out.threads.push_back(std::move(row));
+    }
+    std::stable_sort(out.threads.begin(), out.threads.end(), [](const ThreadRow& a, const ThreadRow& b) {
+        return std::tie(b.retained_bytes, a.name) < std::tie(a.retained_bytes, b.name);
+    });
+    out.threads_from = "javacore";
+}
+
 void find_system_properties(const DumpValues& values, ContentFindings& out) {
     ObjectId props = 0;
     for (const auto& [class_id, name] : values.class_names)

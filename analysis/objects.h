@@ -22,6 +22,9 @@ std::vector<graph::NodeId> inspected_nodes(const Findings& f, std::size_t count)
 ValueRequest value_request(std::span<const std::uint64_t> addresses, std::vector<graph::NodeId> nodes);
 
 void find_threads(const Findings& f, const DumpValues& values, ContentFindings& out);
+// The threads a javacore lists (PHD, classic text): names, states and frames; retained bytes
+// of the Thread object when the javacore names it. No locals: a javacore has none.
+void javacore_threads(const Findings& f, std::span<const Javacore::Thread> threads, ContentFindings& out);
 void find_system_properties(const DumpValues& values, ContentFindings& out);
 void inspect_objects(const Findings& f, const DumpValues& values, std::span<const graph::NodeId> nodes,
                      ContentFindings& out);

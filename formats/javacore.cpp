@@ -89,12 +89,68 @@ std::optional<Javacore::Class> read_class_line(std::string_view rest) {
     return Javacore::Class{std::string(rest.substr(0, open)), hex_after(rest.substr(open), "(0x").value_or(0)};
 }
 
+// J9's thread state codes as java.lang.Thread.State names.
+std::string thread_state(std::string_view line) {
+    std::size_t at = line.find("state:");
+    if (at == std::string_view::npos) return {};
+    std::string_view code = line.substr(at + 6);
+    code = code.substr(0, code.find_first_of(", )"));
+    if (code == "R") return "RUNNABLE";
+    if (code == "CW" || code == "P") return "WAITING";
+    if (code == "B" || code == "MW") return "BLOCKED";
+    if (code == "Z") return "TERMINATED";
+    return std::string(code);
+}
+
+// "3XMTHREADINFO      "main" TID:0x..., state:R, prio=5": the name between the first and the
+// last quote on the line (a name may hold quotes).
+Javacore::Thread read_thread_info(std::string_view line) {
+    Javacore::Thread t;
+    std::size_t open = line.find('"'), close = line.rfind('"');
+    if (open != std::string_view::npos && close > open) t.name = std::string(line.substr(open + 1, close - open - 1));
+    t.state = thread_state(line.substr(close == std::string_view::npos ? 0 : close));
+    return t;
+}
+
+// "at java/io/FileInputStream.read(FileInputStream.java:213)", "(Native Method)",
+// "(Compiled Code)", "(Bytecode PC:12)".
+std::optional<Javacore::Frame> read_frame_line(std::string_view line) {
+    std::size_t at = line.find(" at ");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view rest = trim(line.substr(at + 4));
+    std::size_t open = rest.find('('), dot = rest.substr(0, open).rfind('.');
+    if (open == std::string_view::npos || dot == std::string_view::npos) return std::nullopt;
+    Javacore::Frame f;
+    f.class_name = java_class_name(rest.substr(0, dot));
+    f.method = std::string(rest.substr(dot + 1, open - dot - 1));
+    std::string_view where = rest.substr(open + 1);
+    where = where.substr(0, where.rfind(')'));
+    if (where == "Native Method") f.line = -3;
+    else if (where == "Compiled Code") f.line = -2;
+    else if (std::size_t colon = where.rfind(':'); colon != std::string_view::npos && !where.starts_with("Bytecode")) {
+        f.source = std::string(where.substr(0, colon));
+        std::from_chars(where.data() + colon + 1, where.data() + where.size(), f.line);
+    } else if (!where.starts_with("Bytecode")) {
+        f.source = std::string(where);
+    }
+    return f;
+}
+
 class JavacoreReader {
 public:
     void line(std::string_view line) {
         if (line.starts_with("3XMTHREADINFO ")) {
             finish_thread();
             thread_ = read_thread_line(line);
+            core_.threads.push_back(read_thread_info(line));
+            listed_ = true;
+        } else if (line.starts_with("3XMJAVALTHREAD") && listed_) {
+            if (line.find("isDaemon:true") != std::string_view::npos) core_.threads.back().daemon = true;
+            else if (line.find("isDaemon:false") != std::string_view::npos) core_.threads.back().daemon = false;
+        } else if (line.starts_with("4XESTACKTRACE") && listed_) {
+            if (auto frame = read_frame_line(line)) core_.threads.back().frames.push_back(std::move(*frame));
+        } else if (line.starts_with("NULL") || line.starts_with("0SECTION") || line.starts_with("1XMTHDINFO")) {
+            listed_ = false;
         } else if (line.starts_with("3XMTHREADINFO1") && thread_) {
             thread_->has_info1 = true;
         } else if (line.starts_with("2CLTEXTCLLOADER")) {
@@ -112,12 +168,28 @@ public:
 
     Javacore finish() {
         finish_thread();
+        drop_repeated_threads();
         return std::move(core_);
     }
 
 private:
+    // Some javacores list a thread twice (the current thread, then all): keep the first,
+    // with the frames of whichever listing has them.
+    void drop_repeated_threads() {
+        std::vector<Javacore::Thread> kept;
+        for (Javacore::Thread& t : core_.threads) {
+            auto same = std::find_if(kept.begin(), kept.end(), [&](const Javacore::Thread& k) {
+                return k.name == t.name && k.object == t.object && k.state == t.state;
+            });
+            if (same == kept.end()) kept.push_back(std::move(t));
+            else if (same->frames.empty()) same->frames = std::move(t.frames);
+        }
+        core_.threads = std::move(kept);
+    }
+
     void finish_thread() {
         if (!thread_) return;
+        if (!core_.threads.empty()) core_.threads.back().object = thread_object(*thread_);  // needs the info1 line
         std::optional<ObjectId> object = thread_object(*thread_);
         thread_.reset();
         auto& threads = core_.thread_objects;
@@ -127,6 +199,7 @@ private:
 
     Javacore core_;
     std::optional<PendingThread> thread_;
+    bool listed_ = false;  // lines belong to the last thread listed
     std::map<ObjectId, ObjectId> objects_;  // loader address in parentheses -> heap object
 };
 

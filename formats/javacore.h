@@ -1,6 +1,7 @@
 // The javacore an IBM/OpenJ9 JVM writes with a PHD: a pure reader (javacore.cpp).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,22 @@ struct Javacore {
         std::vector<Class> classes;
     };
     std::vector<Loader> loaders;
+    // Every thread the THREADS section lists ("3XMTHREADINFO"), once each, in file order:
+    // name, state (J9's code as Thread.State: R RUNNABLE, CW and P WAITING, B and MW BLOCKED,
+    // Z TERMINATED; others as written), daemon ("3XMJAVALTHREAD ... isDaemon:"), its Thread
+    // object when the line names one, and its Java frames ("4XESTACKTRACE at ...").
+    struct Frame {
+        std::string class_name;  // Java form: "java.io.FileInputStream"
+        std::string method, source;
+        std::int32_t line = 0;   // > 0 a line; -3 native, -2 compiled code, 0 none (as HPROF)
+    };
+    struct Thread {
+        std::string name, state;
+        std::optional<bool> daemon;
+        std::optional<ObjectId> object;
+        std::vector<Frame> frames;
+    };
+    std::vector<Thread> threads;
 };
 Javacore read_javacore(std::string_view text);
 

@@ -42,7 +42,9 @@ LoadedDump build_ibm_heap(IbmHeap heap, DumpInfo& info) {
     parts.inferred = &inferred;
     parts.warnings.add("phd_class_refs_dropped", heap.class_refs_dropped,
                        "J9 writes an object's class as its first reference: dropped, as DTFJ does");
-    return build_heap(parts, info);
+    LoadedDump dump = build_heap(parts, info);
+    if (inferred.javacore) dump.javacore_threads = std::move(inferred.javacore->threads);
+    return dump;
 }
 
 std::optional<Javacore> read_javacore_option(const LoadOptions& options) {

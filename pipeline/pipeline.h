@@ -96,6 +96,8 @@ struct LoadedDump {
     // HPROF: what name_edges reads records back from (the file stays mapped; a gzip dump's
     // inflated temporary file too). For load_dump_bytes, the caller's bytes must outlive it.
     std::shared_ptr<DumpSource> source;
+    // PHD and classic text with --javacore: the threads it lists, with their frames.
+    std::vector<Javacore::Thread> javacore_threads;
     // What a dump holds, for a memory estimate: objects (class objects too) and references;
     // `names` counts the HPROF strings and class names kept in maps.
     struct Scan {

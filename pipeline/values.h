@@ -4,7 +4,11 @@
 //   - every java.lang.String instance: its value array and, where the JDK has them, its
 //     coder (JDK 9+ compact strings) and offset/count (JDK 6 substrings);
 //   - every primitive array: its length, element type, where its elements lie in the file
-//     and a hash of them, so that equal contents group without keeping any content.
+//     and a hash of them, so that equal contents group without keeping any content;
+//   - every object array's length (collections' capacities);
+//   - the records of objects asked for by address or by class (ValueRequest: the inspector's
+//     objects, System.props's map, every Thread), and the thread roots; then the threads'
+//     STACK TRACE and STACK FRAME records from the top level.
 // Records are kept by address (sorted); node ids are found by one merge with the dump's
 // sorted addresses, never a search per record. PHD and classic text hold no values.
 #pragma once

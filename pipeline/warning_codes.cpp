@@ -39,7 +39,7 @@ constexpr std::array<WarningCode, 17> kCodes{{
     {"truncated", "the dump is cut short and was read with `--allow-truncated`: where it ends and what was lost",
      "objects and references past the cut are missing (docs/hardening.md)"},
     {"values_unavailable", "the format records no field values or array contents (PHD, classic text)",
-     "the content sections (duplicate strings and arrays) are empty"},
+     "duplicate strings and arrays and system properties are empty; collection capacities and fill ratios are null; inspected objects have no fields; threads come only from a --javacore"},
     {"values_split_arrays", "primitive arrays whose record a segment boundary splits in the file",
      "their contents are not compared: they join no duplicate group"},
     {"truncated_output",

@@ -268,3 +268,44 @@ TEST_CASE("inspector: the largest objects' fields, references with their String 
     for (const graph::Suspect& s : f.suspects)
         for (graph::NodeId v : s.path) CHECK(inspected.count(v) == 1);
 }
+
+TEST_CASE("threads from a javacore (PHD): names, states, daemon and every frame as the javacore lists them") {
+    LoadOptions options;
+    options.javacore = test::data_path("phd/javacore.20160404.083909.9480.0003.txt");
+    LoadedDump dump = load_dump(test::data_path("phd/heapdump.20160404.083909.9480.0002.phd"), options);
+    analysis::Findings f = analysis::analyse(dump, {});
+    REQUIRE(f.content.threads_from == "javacore");
+    CHECK(f.content.threads.size() == 17);  // 17 threads listed once each; the current one is listed twice
+    std::vector<std::uint8_t> bytes = test::read_file(options.javacore);
+    const std::string text(bytes.begin(), bytes.end());
+    // main's frames, as the lines after its 3XMTHREADINFO line give them.
+    std::size_t at = text.find("3XMTHREADINFO      \"main\"");
+    REQUIRE(at != std::string::npos);
+    std::vector<std::string> lines;
+    for (std::size_t pos = text.find('\n', at) + 1; pos < text.size();) {
+        std::size_t end = text.find('\n', pos);
+        std::string line = text.substr(pos, end - pos);
+        if (line.starts_with("NULL") || line.starts_with("3XMTHREADINFO ")) break;
+        if (line.starts_with("4XESTACKTRACE")) lines.push_back(line.substr(line.find("at ") + 3));
+        pos = end + 1;
+    }
+    auto main = std::find_if(f.content.threads.begin(), f.content.threads.end(), [](const auto& t) { return t.name == "main"; });
+    REQUIRE(main != f.content.threads.end());
+    CHECK(main->state == "RUNNABLE");
+    CHECK(main->daemon == false);
+    CHECK(main->retained_bytes > 0);
+    REQUIRE(main->frames.size() == lines.size());
+    REQUIRE(!lines.empty());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const analysis::ThreadFrame& frame = main->frames[i];
+        std::string where = frame.line == -3 ? "Native Method" : frame.source + ":" + std::to_string(frame.line);
+        std::string name = frame.class_name;
+        std::replace(name.begin(), name.end(), '.', '/');
+        CHECK(lines[i].starts_with(name + "." + frame.method + "(" + where + ")"));
+    }
+    auto attach = std::find_if(f.content.threads.begin(), f.content.threads.end(), [](const auto& t) { return t.name == "Attachment 55094"; });
+    REQUIRE(attach != f.content.threads.end());
+    CHECK(attach->daemon == true);
+    REQUIRE(attach->node != graph::kNoNode);
+    CHECK(dump.addresses[attach->node] == 0xFFEB23F0u);
+}
