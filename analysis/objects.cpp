@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <queue>
 #include <unordered_map>
 
@@ -231,13 +232,24 @@ std::vector<NodeId> inspected_nodes(const Findings& f, std::size_t count) {
         NodeId node;
         bool operator<(const Next& o) const { return bytes != o.bytes ? bytes < o.bytes : node > o.node; }
     };
+    // Only a node's `count` largest children can be taken: a node that dominates millions
+    // of objects adds `count` entries to the queue, not millions.
     std::priority_queue<Next> queue;
-    for (NodeId v : r.top) queue.push({r.tree.retained_bytes[v], v});
+    auto push_largest = [&](std::span<const NodeId> children) {
+        std::priority_queue<Next, std::vector<Next>, std::function<bool(const Next&, const Next&)>> kept(
+            [](const Next& a, const Next& b) { return b < a; });  // smallest on top
+        for (NodeId c : children) {
+            kept.push({r.tree.retained_bytes[c], c});
+            if (kept.size() > count) kept.pop();
+        }
+        for (; !kept.empty(); kept.pop()) queue.push(kept.top());
+    };
+    push_largest(r.top);
     while (!queue.empty() && out.size() < count) {
         NodeId v = queue.top().node;
         queue.pop();
         out.push_back(v);
-        for (NodeId c : r.children.of(v)) queue.push({r.tree.retained_bytes[c], c});
+        push_largest(r.children.of(v));
     }
     for (const graph::Suspect& s : f.suspects) {
         out.insert(out.end(), s.path.begin(), s.path.end());
