@@ -129,7 +129,7 @@ void name_paths_and_read_values(Input& in, Findings& f, const Options& options, 
 void analyse_contents(Input& in, Findings& f, const Options& options, const DumpValues& values,
                       std::span<const graph::NodeId> inspected) {
     ContentFindings& c = f.content;
-    inspect_objects(f, values, inspected, c);
+    inspect_objects(f, values, inspected, inspected_nodes(f, options.top), c);
     if (!values.available) {
         c.unavailable = values.unavailable;
         f.warnings.push_back({"values_unavailable", 1,
@@ -180,7 +180,7 @@ Findings analyse(Input in, const Options& options) {
         find_suspects_and_holders(in, f, options);
         std::vector<graph::NodeId> inspected;
         if (options.report) {
-            inspected = inspected_nodes(f, options.top);
+            inspected = inspected_nodes(f, std::max(options.top, options.inspect));
             to_read.insert(to_read.end(), inspected.begin(), inspected.end());
         }
         DumpValues values;

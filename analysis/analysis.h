@@ -78,6 +78,7 @@ struct ShownValue {
 struct InspectedObject {
     graph::NodeId node = graph::kNoNode;
     bool read = false;         // its record was read (HPROF)
+    bool in_report = false;    // one of the `top` largest or on a suspect path: in the JSON report
     std::uint64_t length = 0;  // arrays: elements
     std::vector<ShownValue> fields{};    // instances: own class's fields first (class objects: statics)
     std::vector<ShownValue> elements{};  // arrays: the first kInspectedElements
@@ -111,6 +112,9 @@ struct Options {
     bool report = true;
     bool holders = false;            // the holders a snapshot keeps (--save, diff)
     bool release_edges = true;       // free the out and in rows once the dominators are known
+    // Objects whose fields the inspector gets: this many of the largest (the HTML page embeds
+    // them all; the JSON report's `objects` holds the `top` largest and the suspect paths).
+    std::size_t inspect = 1000;
     std::function<void(const ProgressEvent&)> progress{};
 };
 

@@ -357,8 +357,12 @@ void find_system_properties(const DumpValues& values, ContentFindings& out) {
               [](const SystemProperty& a, const SystemProperty& b) { return std::tie(a.key, a.value) < std::tie(b.key, b.value); });
 }
 
-void inspect_objects(const Findings& f, const DumpValues& values, std::span<const NodeId> nodes, ContentFindings& out) {
-    for (NodeId v : nodes) out.objects.push_back(inspect(f, values, v));
+void inspect_objects(const Findings& f, const DumpValues& values, std::span<const NodeId> nodes,
+                     std::span<const NodeId> in_report, ContentFindings& out) {
+    for (NodeId v : nodes) {
+        out.objects.push_back(inspect(f, values, v));
+        out.objects.back().in_report = std::binary_search(in_report.begin(), in_report.end(), v);
+    }
 }
 
 std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& f, const DumpValues& values) {

@@ -26,8 +26,9 @@ void find_threads(const Findings& f, const DumpValues& values, ContentFindings& 
 // of the Thread object when the javacore names it. No locals: a javacore has none.
 void javacore_threads(const Findings& f, std::span<const Javacore::Thread> threads, ContentFindings& out);
 void find_system_properties(const DumpValues& values, ContentFindings& out);
+// `in_report` (ascending): those the JSON report lists.
 void inspect_objects(const Findings& f, const DumpValues& values, std::span<const graph::NodeId> nodes,
-                     ContentFindings& out);
+                     std::span<const graph::NodeId> in_report, ContentFindings& out);
 // Each collection's capacity: the length of its backing array.
 std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& f, const DumpValues& values);
 

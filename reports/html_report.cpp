@@ -198,6 +198,7 @@ std::string html_report(const analysis::Findings& a) {
     Cuts cuts;
     Json data;
     data["report"] = bounded_report(json_document(a), cuts);
+    data["objects"] = inspected_objects_json(a, false);
     std::string report_text = compact(data);
     std::size_t fixed = page_head().size() + page_tail().size() + report_text.size() * 11 / 10 + 200'000;
     std::size_t budget = std::min(kMaxTreeNodes, (kMaxPageBytes - std::min(kMaxPageBytes, fixed)) / kTreeNodeBytes);
@@ -874,7 +875,7 @@ function drawDuplicates() {
 
 // ---- object inspector: the report's `objects` (fields, first elements); others by what the tree knows ----
 var OBJECTS = {}, TREE_INDEX = null;
-(Array.isArray(R.objects) ? R.objects : []).forEach(function (o) { OBJECTS[o.id] = o; });
+(Array.isArray(R.objects) ? R.objects : []).concat(Array.isArray(DATA.objects) ? DATA.objects : []).forEach(function (o) { OBJECTS[o.id] = o; });
 function treeNodeById(id) {
   if (!TREE_INDEX) { TREE_INDEX = {}; for (var i = 0; i < T.nodes.length; i++) TREE_INDEX[T.nodes[i][0]] = i; }
   var i = TREE_INDEX[id];
@@ -918,7 +919,7 @@ function inspect(id, cls) {
   add(box, facts);
   if (!o) {
     add(box, el('p', 'muted', c.values_read
-      ? 'Fields are in this page for the ' + num(c.objects_inspected) + ' largest objects and every object on a suspect\u2019s path; this one is not among them (analyze with a larger --top to embed more).'
+      ? 'Fields are in this page for the ' + num(Object.keys(OBJECTS).length) + ' largest objects and every object on a suspect\u2019s path; this one is not among them.'
       : 'No fields: ' + (c.unavailable || 'this report has no values') + '.'));
   } else if (!o.read) {
     add(box, el('p', 'muted', 'No fields: ' + (c.unavailable || 'the dump holds no values for this object') + '.'));
@@ -1070,6 +1071,8 @@ function selftest() {
   var open = document.querySelector('#tree-list .trow.node .insp');
   if (open) open.click();
   result.inspector_open = !$('inspector').hidden;
+  result.inspector_embedded = Object.keys(OBJECTS).length;
+  result.report_objects = Array.isArray(R.objects) ? R.objects.length : 0;
   result.inspector_title = ($('inspector-body').querySelector('.cls') || {}).textContent || '';
   result.inspector_fields = document.querySelectorAll('#inspector-body tbody tr').length;
   var ref = document.querySelector('#inspector-body tbody button.link');

@@ -284,7 +284,7 @@ Json content_section(const Findings& a) {
     out["threads_from"] = c.threads_from.empty() ? Json(nullptr) : Json(c.threads_from);
     out["system_properties_found"] = c.properties_found;
     out["system_properties_skipped"] = c.properties_skipped;
-    out["objects_inspected"] = c.objects.size();
+    out["objects_inspected"] = std::count_if(c.objects.begin(), c.objects.end(), [](const auto& o) { return o.in_report; });
     return out;
 }
 
@@ -351,11 +351,14 @@ Json shown_value(const Findings& a, const analysis::ShownValue& v) {
     return out;
 }
 
-// The objects the HTML inspector opens (analysis/objects.cpp: the `top` largest of the
-// dominator tree and every suspect path).
-Json objects_section(const Findings& a) {
+}  // namespace
+
+// The objects the HTML inspector opens (analysis/objects.cpp): the report lists the `top`
+// largest of the dominator tree and every suspect path; the page embeds more.
+Json inspected_objects_json(const Findings& a, bool in_report) {
     Json rows = Json::array();
     for (const analysis::InspectedObject& o : a.content.objects) {
+        if (o.in_report != in_report) continue;
         Json fields = Json::array(), elements = Json::array();
         for (const analysis::ShownValue& v : o.fields) fields.push_back(shown_value(a, v));
         for (const analysis::ShownValue& v : o.elements) elements.push_back(shown_value(a, v));
@@ -371,6 +374,8 @@ Json objects_section(const Findings& a) {
     }
     return rows;
 }
+
+namespace {
 
 Json duplicate_strings_section(const Findings& a) {
     Json rows = Json::array();
@@ -661,7 +666,7 @@ Json json_document(const Findings& a) {
     report["duplicate_arrays"] = duplicate_arrays_section(a);
     report["threads"] = threads_section(a);
     report["system_properties"] = system_properties_section(a);
-    report["objects"] = objects_section(a);
+    report["objects"] = inspected_objects_json(a, true);
     report["warnings"] = warnings_section(a.warnings, cuts);
     return report;
 }

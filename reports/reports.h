@@ -25,6 +25,9 @@ inline constexpr const char* kSchema = "heapgraph-report/1";
 // The JSON report of the findings (docs/report-schema.md), as a document and as its text.
 nlohmann::ordered_json json_document(const analysis::Findings& findings);
 std::string json_report(const analysis::Findings& findings);
+// The inspected objects (analysis/objects.cpp) that are (`in_report`) or are not in the JSON
+// report's `objects`: the HTML page embeds the others beside the report.
+nlohmann::ordered_json inspected_objects_json(const analysis::Findings& findings, bool in_report);
 
 // A heap rewritten as an IBM classic text heapdump (reports/classic_writer.cpp): OpenJ9's
 // layout, or the IBM SDK's with `sdk`. Needs the graph's out rows.

@@ -134,6 +134,9 @@ TEST_CASE("html report in chromium: the inspector opens an object of the tree, s
     check_clean(page);
     CHECK(page.selftest["inspector_open"] == true);
     CHECK(page.selftest["inspector_fields"].get<int>() > 0);
+    // The page embeds fields for more objects than the JSON report lists (1,000 largest).
+    CHECK(page.selftest["inspector_embedded"].get<int>() >= 1000);
+    CHECK(page.selftest["report_objects"].get<int>() < page.selftest["inspector_embedded"].get<int>());
     const std::string first = page.selftest["inspector_title"].get<std::string>(), followed = page.selftest["inspector_followed"].get<std::string>();
     CHECK(!first.empty());
     CHECK(!followed.empty());
