@@ -9,6 +9,8 @@
 //   - collections' capacities: the length of the backing array the collection walk found.
 #include "objects.h"
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include "byte_reader.h"
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <functional>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace heapgraph::analysis {
 
@@ -185,10 +188,9 @@ void add_locals(const Findings& f, std::vector<std::pair<ThreadRoot, std::size_t
 template <typename Entry>
 void for_each_entry(const DumpValues& values, const ObjectRecordCopy& table, Entry&& entry) {
     const std::uint32_t copied = static_cast<std::uint32_t>(table.bytes.size() / values.id_size());
-    std::size_t budget = 1u << 20;  // entries walked at most: a broken chain cannot loop
+    std::unordered_set<ObjectId> seen;  // each entry once: a chain that loops (a damaged dump) ends
     for (std::uint32_t i = 0; i < copied; ++i) {
-        ObjectId next = values.element(table, i);
-        while (next && budget--) {
+        for (ObjectId next = values.element(table, i); next && seen.insert(next).second;) {
             const ObjectRecordCopy* node = values.record(next);
             if (!node) break;
             if (auto first = values.field(*node, "first"); first && values.class_name(node->class_id).ends_with("$TreeBin")) {
@@ -368,15 +370,15 @@ void inspect_objects(const Findings& f, const DumpValues& values, std::span<cons
 std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& f, const DumpValues& values) {
     std::vector<std::optional<std::uint32_t>> out(f.collections.size());
     const auto& arrays = values.object_arrays;
-    for (std::size_t i = 0; i < f.collections.size(); ++i) {
+    tbb::parallel_for(std::size_t{0}, f.collections.size(), [&](std::size_t i) {
         const NodeId backing = f.collections[i].backing;
         if (f.collections[i].no_array) out[i] = 0;
-        if (backing == kNoNode) continue;
+        if (backing == kNoNode) return;
         const std::uint64_t address = f.addresses[backing];
         auto it = std::lower_bound(arrays.begin(), arrays.end(), address,
                                    [](const ArrayLength& a, std::uint64_t x) { return a.address < x; });
         if (it != arrays.end() && it->address == address) out[i] = it->length;
-    }
+    });
     return out;
 }
 
