@@ -1,14 +1,15 @@
 // Shared body of the reader fuzz targets: the bytes go through load_dump_bytes, the entry
 // point the CLI uses, with one thread and small limits; a dump that loads is then analysed
-// (dominators, paths, suspects, the value reader's duplicates), since a reader that accepts hostile bytes hands the graph
-// whatever they claim. A clean error (DumpError and friends) is the expected outcome for
+// (the whole analysis stage: dominators, paths, suspects, the value reader's duplicates,
+// threads, properties and inspected objects), since a reader that accepts hostile bytes
+// hands the graph whatever they claim. A clean error (DumpError and friends) is the expected outcome for
 // most inputs; a crash, a sanitizer report, a leak or a timeout is a finding.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "content.h"
+#include "analysis.h"
 #include "pipeline.h"
 #include "values.h"
 
@@ -24,14 +25,9 @@ inline bool try_load(Bytes bytes, bool allow_truncated) {
     options.allow_truncated = allow_truncated;
     try {
         LoadedDump dump = load_dump_bytes(bytes, "fuzz", options);
-        auto paths = graph::shortest_path_tree(dump.graph, dump.weak_edges);
-        auto retained = graph::compute_retained(dump.graph, {.keep_unreachable = dump.info.roots_inferred});
-        (void)graph::find_suspects(dump.graph, retained, paths, {});
-        (void)graph::count_collections(dump.graph);
-        (void)graph::class_loader_table(dump.graph, retained);
-        // The value reader reads the hostile records again, for field values and contents.
-        analysis::ContentFindings content;
-        analysis::find_duplicates(dump.graph, retained.in_tree, dump.addresses, read_values(dump), 10, content);
+        // The whole analysis stage, as the CLI runs it: the value reader reads the hostile
+        // records again (strings, arrays, threads, System.props, the inspected objects).
+        (void)analysis::analyse(dump, {.top = 10, .inspect = 50});
         return true;
     } catch (const DumpError&) {
     } catch (const UnreadableDump&) {
