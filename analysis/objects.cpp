@@ -276,7 +276,8 @@ void find_threads(const Findings& f, const DumpValues& values, ContentFindings& 
     std::vector<ThreadRow> rows;
     std::unordered_map<std::uint32_t, std::size_t> row_of_serial;
     for (const ThreadRoot& root : values.thread_roots) {
-        if (!root.thread || row_of_serial.count(root.thread_serial)) continue;
+        // Object 0 names no thread (some writers list roots for threads without an object).
+        if (!root.thread || !root.object || row_of_serial.count(root.thread_serial)) continue;
         ThreadRow row;
         row.node = node_of(f.addresses, root.object);
         if (row.node != kNoNode) row.retained_bytes = f.retained.tree.retained_bytes[row.node];
