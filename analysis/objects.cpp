@@ -12,6 +12,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "byte_reader.h"
+#include "edge_names.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -62,19 +63,10 @@ To bits_as(std::uint64_t bits) {
     return out;
 }
 
-const char* type_name(std::uint8_t type) {
-    switch (static_cast<BasicType>(type)) {
-        case BasicType::object: return "object";
-        case BasicType::boolean: return "boolean";
-        case BasicType::char_: return "char";
-        case BasicType::float_: return "float";
-        case BasicType::double_: return "double";
-        case BasicType::byte: return "byte";
-        case BasicType::short_: return "short";
-        case BasicType::int_: return "int";
-        case BasicType::long_: return "long";
-    }
-    return "unknown";
+// "int", "boolean" ...; "object" for a reference.
+std::string type_name(std::uint8_t type) {
+    if (type == static_cast<std::uint8_t>(BasicType::object)) return "object";
+    return std::string(basic_type_java_name(static_cast<BasicType>(type)));
 }
 
 // A primitive value as Java prints it.
@@ -282,9 +274,10 @@ void find_threads(const Findings& f, const DumpValues& values, ContentFindings& 
         row.node = node_of(f.addresses, root.object);
         if (row.node != kNoNode) row.retained_bytes = f.retained.tree.retained_bytes[row.node];
         if (const ObjectRecordCopy* r = values.record(root.object)) read_thread_fields(values, *r, row);
-        auto trace = std::lower_bound(values.traces.begin(), values.traces.end(), static_cast<std::uint32_t>(root.frame),
+        const std::vector<StackTrace>& traces = values.source->stack_traces;
+        auto trace = std::lower_bound(traces.begin(), traces.end(), static_cast<std::uint32_t>(root.frame),
                                       [](const StackTrace& t, std::uint32_t serial) { return t.serial < serial; });
-        if (trace != values.traces.end() && trace->serial == static_cast<std::uint32_t>(root.frame)) {
+        if (trace != traces.end() && trace->serial == static_cast<std::uint32_t>(root.frame)) {
             row.stack_known = true;
             for (const StackFrame& s : trace->frames)
                 row.frames.push_back({.class_name = s.class_name, .method = s.method, .signature = s.signature,
@@ -326,11 +319,7 @@ void javacore_threads(const Findings& f, std::span<const Javacore::Thread> threa
 }
 
 void find_system_properties(const DumpValues& values, ContentFindings& out) {
-    ObjectId props = 0;
-    for (const auto& [class_id, name] : values.class_names)
-        if (name == "java.lang.System")
-            for (const FieldValue& s : values.statics(class_id))
-                if (s.name == "props") props = s.bits;
+    const ObjectId props = values.static_field("java.lang.System", "props").value_or(0);
     const ObjectRecordCopy* properties = props ? values.record(props) : nullptr;
     if (!properties) return;
     // JDK 9+: the entries live in Properties.map; before, in the Hashtable's own table.
@@ -372,8 +361,8 @@ std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& 
     std::vector<std::optional<std::uint32_t>> out(f.collections.size());
     const auto& arrays = values.object_arrays;
     tbb::parallel_for(std::size_t{0}, f.collections.size(), [&](std::size_t i) {
-        const NodeId backing = f.collections[i].backing;
-        if (f.collections[i].no_array) out[i] = 0;
+        const NodeId backing = f.collections[i].backing.node;
+        if (f.collections[i].backing.none) out[i] = 0;
         if (backing == kNoNode) return;
         const std::uint64_t address = f.addresses[backing];
         auto it = std::lower_bound(arrays.begin(), arrays.end(), address,

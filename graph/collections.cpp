@@ -134,13 +134,13 @@ public:
     std::vector<std::uint8_t> rule_;  // per class index: index into the known classes, 0 none
     std::vector<std::uint64_t> seen_;  // one bit per node, cleared through touched_
     std::vector<NodeId> touched_, extra_, starts_;
+    BackingArray backing_;  // of the last size()
 
-public:
-    // Of the last size(): the one table or array the entries live in (kNoNode: none, or
-    // several, as in a Java 6 ConcurrentHashMap's segments) and its non-null slots.
-    NodeId backing_ = kNoNode;
-    std::uint64_t slots_used_ = 0;
-    bool no_array_ = false;  // a table or array shape without its array yet: capacity 0
+    // A table or array shape that has no array yet: no entries, capacity 0.
+    std::uint64_t no_array() {
+        backing_.none = true;
+        return 0;
+    }
 };
 
 CollectionSizer::Walker::Walker(const HeapGraph& graph)
@@ -178,9 +178,7 @@ CollectionShape CollectionSizer::Walker::shape(NodeId v) const {
 }
 
 std::optional<std::uint64_t> CollectionSizer::Walker::size(NodeId v) {
-    backing_ = kNoNode;
-    slots_used_ = 0;
-    no_array_ = false;
+    backing_ = {};
     if (shape(v) == CollectionShape::none || graph_.out.empty()) return std::nullopt;
     std::optional<std::uint64_t> n = size_as(v, rule_[graph_.class_index[v]]);
     clear_marks();
@@ -240,8 +238,7 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
         table = named;
     }
     if (tables == 0) {
-        no_array_ = true;
-        if (!inner_chm) return 0;
+        if (!inner_chm) return no_array();
         // Java 9+ Properties: an empty Hashtable part and the entries in its `map` field.
         NodeId chm = kNoNode;
         for (NodeId t : graph_.out.of(holder))
@@ -249,9 +246,7 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
                 if (chm != kNoNode && chm != t) return std::nullopt;
                 chm = t;
             }
-        if (chm == kNoNode) return 0;
-        no_array_ = false;
-        return size_as(chm, kChmRule);
+        return chm == kNoNode ? no_array() : size_as(chm, kChmRule);
     }
     if (segments) {
         std::uint64_t total = 0;
@@ -265,11 +260,10 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
             total += *n;
         }
         clear_marks();
-        backing_ = kNoNode;  // a table per segment: no one capacity
+        backing_ = {};  // a table per segment: no one capacity
         if (any_segment) return total;
     }
-    backing_ = table;
-    slots_used_ = non_null_slots(table);
+    backing_ = {.slots_used = non_null_slots(table), .node = table};
     return table_size(holder, table);
 }
 
@@ -317,13 +311,9 @@ std::optional<std::uint64_t> CollectionSizer::Walker::array_size(NodeId holder) 
         if (array != kNoNode) return std::nullopt;
         array = t;
     }
-    if (array == kNoNode) {
-        no_array_ = true;
-        return 0;
-    }
-    backing_ = array;
-    slots_used_ = non_null_slots(array);
-    return slots_used_;
+    if (array == kNoNode) return no_array();
+    backing_ = {.slots_used = non_null_slots(array), .node = array};
+    return backing_.slots_used;
 }
 
 // Every edge of an object array but the implicit one to its class is a non-null slot,
@@ -404,9 +394,7 @@ CollectionSizer::~CollectionSizer() = default;
 std::string_view CollectionSizer::treated_as(NodeId v) const { return walker_->treated_as(v); }
 CollectionShape CollectionSizer::shape(NodeId v) const { return walker_->shape(v); }
 std::optional<std::uint64_t> CollectionSizer::size(NodeId v) { return walker_->size(v); }
-NodeId CollectionSizer::backing() const { return walker_->backing_; }
-std::uint64_t CollectionSizer::slots_used() const { return walker_->slots_used_; }
-bool CollectionSizer::no_array() const { return walker_->no_array_; }
+const BackingArray& CollectionSizer::backing() const { return walker_->backing_; }
 
 std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v) {
     return CollectionSizer(graph).size(v);
@@ -419,8 +407,7 @@ std::vector<CollectionCount> count_collections(const HeapGraph& graph, const Pro
     for (NodeId v = 0; v < graph.node_count(); ++v, tick.step())
         if (sizer.shape(v) != CollectionShape::none) {
             std::optional<std::uint64_t> entries = sizer.size(v);
-            out.push_back({v, sizer.treated_as(v), entries, sizer.backing(), sizer.slots_used(), sizer.no_array(),
-                           sizer.shape(v)});
+            out.push_back({v, sizer.shape(v), sizer.treated_as(v), entries, sizer.backing()});
         }
     tick.finish();
     return out;

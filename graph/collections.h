@@ -27,6 +27,13 @@ enum class CollectionShape : std::uint8_t {
     linked,  // nodes linked to each other, maybe around a sentinel (LinkedList)
 };
 
+// The one object array a collection's entries live in: a hash table, a list's elements.
+struct BackingArray {
+    std::uint64_t slots_used = 0;  // its non-null slots: a hash table's buckets in use
+    NodeId node = kNoNode;         // kNoNode: none yet, several (a Java 6 CHM's segments), or not an array shape
+    bool none = false;             // a table or array shape with no array yet: capacity 0
+};
+
 // Reusable across calls: sizes for every collection of a heap cost time linear in the
 // entries walked, with no allocation per call. Not thread-safe (one per thread).
 class CollectionSizer {
@@ -41,11 +48,8 @@ public:
     // Entries of the collection v; nullopt for a non-collection, and for a collection whose
     // backing structure cannot be told apart (two candidate arrays, roots or inner maps).
     std::optional<std::uint64_t> size(NodeId v);
-    // Of the last size(): the one object array the entries live in (a hash table, a list's
-    // elements), or kNoNode (none, several, or not an array shape), and its non-null slots.
-    NodeId backing() const;
-    std::uint64_t slots_used() const;
-    bool no_array() const;  // a table or array shape that has no array yet (capacity 0)
+    // Of the last size(): the array its entries live in.
+    const BackingArray& backing() const;
 
 private:
     class Walker;  // the per-class rules and the marks of one walk (graph/collections.cpp)
@@ -57,12 +61,10 @@ std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v);
 
 struct CollectionCount {
     NodeId node;
+    CollectionShape shape = CollectionShape::none;
     std::string_view counted_as;           // the known class whose rule applied
     std::optional<std::uint64_t> entries;  // nullopt: the structure could not be told apart
-    NodeId backing = kNoNode;              // the table or element array (CollectionSizer::backing)
-    std::uint64_t slots_used = 0;          // its non-null slots: a hash table's buckets in use
-    bool no_array = false;                 // a table or array shape with no array yet: capacity 0
-    CollectionShape shape = CollectionShape::none;
+    BackingArray backing{};
 };
 // Every collection of the heap, by node ascending. Needs the out rows: run it before
 // compute_retained releases them.

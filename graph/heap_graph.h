@@ -129,5 +129,7 @@ std::vector<HistogramRow> class_histogram(const HeapGraph& graph, std::span<cons
 
 // "java.util.HashMap", or "class java.util.HashMap" for a class object.
 std::string node_class_name(const HeapGraph& graph, NodeId v);
+// "instance", "object_array", "primitive_array" or "class", as the reports write kinds.
+const char* node_kind_name(NodeKind kind);
 
 }  // namespace heapgraph::graph

@@ -39,6 +39,16 @@ std::vector<HistogramRow> class_histogram(const HeapGraph& graph, bool reachable
     return class_histogram(graph, graph.reachable, reachable);
 }
 
+const char* node_kind_name(NodeKind kind) {
+    switch (kind) {
+        case NodeKind::instance: return "instance";
+        case NodeKind::object_array: return "object_array";
+        case NodeKind::primitive_array: return "primitive_array";
+        case NodeKind::class_object: return "class";
+    }
+    return "?";
+}
+
 std::string node_class_name(const HeapGraph& graph, NodeId v) {
     if (graph.kind[v] != NodeKind::class_object) return graph.classes[graph.class_index[v]].name;
     for (const ClassInfo& c : graph.classes)

@@ -14,6 +14,17 @@ namespace heapgraph {
 
 class MappedFile;
 
+// A STACK FRAME record, with its names resolved.
+struct StackFrame {
+    std::string class_name, method, signature, source;
+    std::int32_t line = 0;  // > 0 a line; 0 none, -1 unknown, -2 compiled, -3 native (HPROF)
+};
+// A STACK TRACE record: its frames, top first.
+struct StackTrace {
+    std::uint32_t serial = 0, thread_serial = 0;
+    std::vector<StackFrame> frames;
+};
+
 struct DumpSource {
     Bytes file;                          // the whole (inflated) HPROF
     std::vector<SegmentSpan> segments;   // of the chosen heap dump
@@ -25,6 +36,9 @@ struct DumpSource {
     // The names of every instance field and static, by string id: the value reader finds
     // fields by name (pipeline/values.cpp).
     std::unordered_map<ObjectId, std::string> field_names;
+    // The dump's STACK TRACE records, by serial, their frames' names resolved when the
+    // top-level records were read (threads: analysis/objects.cpp).
+    std::vector<StackTrace> stack_traces;
 };
 
 // Calls visit(pos, size) for each whole sub-record of `bytes`, in order, while visit returns

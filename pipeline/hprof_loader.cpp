@@ -34,6 +34,9 @@ struct TopLevel {
     HprofHeader header;
     std::unordered_map<ObjectId, std::string_view> strings;
     std::unordered_map<ObjectId, ClassNameRef> class_names;  // by class id
+    std::unordered_map<std::uint32_t, ObjectId> class_of_serial;  // LOAD CLASS: serial -> class id
+    std::vector<StackTraceRecord> traces;
+    std::unordered_map<ObjectId, StackFrameRecord> frames;  // by frame id
     std::vector<std::vector<SegmentSpan>> dumps;
     std::uint64_t unterminated_segment_runs = 0;
     std::uint64_t stray_dump_ends = 0;
@@ -46,7 +49,12 @@ struct TopLevel {
 
 void keep_top_record(TopLevel& top, const TopRecord& record, std::uint64_t record_offset) {
     if (auto* s = std::get_if<StringRecord>(&record)) top.strings[s->id] = s->text;
-    if (auto* c = std::get_if<LoadClassRecord>(&record)) top.class_names[c->class_id] = {c->name_id, record_offset};
+    if (auto* c = std::get_if<LoadClassRecord>(&record)) {
+        top.class_names[c->class_id] = {c->name_id, record_offset};
+        top.class_of_serial[c->serial] = c->class_id;
+    }
+    if (auto* t = std::get_if<StackTraceRecord>(&record)) top.traces.push_back(*t);
+    if (auto* f = std::get_if<StackFrameRecord>(&record)) top.frames[f->frame_id] = *f;
 }
 
 // Heap dumps: one HEAP DUMP record each, or a run of segments closed by HEAP DUMP END.
@@ -264,6 +272,31 @@ std::unordered_map<ObjectId, std::string> field_names(const TopLevel& top, const
     return names;
 }
 
+// DumpSource::stack_traces: every STACK TRACE with its frames' names (a frame the dump does
+// not hold keeps empty names), by serial.
+std::vector<StackTrace> stack_traces(const TopLevel& top) {
+    auto text = [&](ObjectId id) {
+        auto found = top.strings.find(id);
+        return found == top.strings.end() ? std::string() : utf8_from_modified(found->second);
+    };
+    std::vector<StackTrace> out;
+    for (const StackTraceRecord& t : top.traces) {
+        StackTrace& trace = out.emplace_back(StackTrace{t.serial, t.thread_serial, {}});
+        for (ObjectId id : t.frame_ids) {
+            StackFrame& frame = trace.frames.emplace_back();
+            auto f = top.frames.find(id);
+            if (f == top.frames.end()) continue;
+            frame = {"", text(f->second.method_name_id), text(f->second.signature_id), text(f->second.source_file_id),
+                     f->second.line};
+            auto c = top.class_of_serial.find(f->second.class_serial);
+            auto name = c == top.class_of_serial.end() ? top.class_names.end() : top.class_names.find(c->second);
+            if (name != top.class_names.end()) frame.class_name = java_class_name(text(name->second.name_id));
+        }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const StackTrace& a, const StackTrace& b) { return a.serial < b.serial; });
+    return out;
+}
+
 }  // namespace
 
 LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, bool release_pages) {
@@ -299,8 +332,9 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     parts.progress = options.progress;
     LoadedDump loaded = build_heap(parts, info);  // times its own steps
     loaded.source = std::make_shared<DumpSource>(DumpSource{file, top.dumps[options.dump_index], info.id_size,
-                                                            std::move(hprof.classes), release_pages, nullptr, nullptr, {}});
+                                                            std::move(hprof.classes), release_pages, nullptr, nullptr, {}, {}});
     loaded.source->field_names = field_names(top, loaded.source->classes);
+    loaded.source->stack_traces = stack_traces(top);
     if (top.unterminated_segment_runs)
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,
                                    "the last heap dump segment run has no HEAP DUMP END record: "

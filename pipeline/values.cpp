@@ -33,21 +33,35 @@ struct StringClass {
     std::optional<FieldSlot> coder, offset, count;
 };
 
-// Field `name` of an instance of class dump `c`: own fields first, then the super class's
-// (the order of an instance dump's field bytes).
-std::optional<FieldSlot> find_field(const DumpSource& source, const ClassLayouts& layouts, std::uint32_t c,
-                                    std::string_view name) {
-    const std::uint64_t total = layouts[c].data_bytes;
-    for (std::uint32_t level = c; level != ClassLayout::kNone && level < source.classes.size();
-         level = layouts[level].super) {
-        std::uint64_t at = total - layouts[level].data_bytes;
+// The name a field's or static's string id stands for ("" when the dump has none).
+std::string_view field_name(const DumpSource& source, ObjectId name_id) {
+    auto text = source.field_names.find(name_id);
+    return text == source.field_names.end() ? std::string_view() : std::string_view(text->second);
+}
+
+// Calls visit(declaration, offset) for each field of an instance of class dump `c`, in the
+// order of an instance dump's field bytes: its own fields first, then each super class's.
+// Stops when visit returns false.
+template <typename Visit>
+void for_each_field(const DumpSource& source, const ClassLayouts& layouts, std::uint32_t c, Visit&& visit) {
+    std::uint64_t at = 0;
+    for (std::uint32_t level = c, depth = 0; level != ClassLayout::kNone && level < source.classes.size() && depth < 256;
+         level = layouts[level].super, ++depth)
         for (const FieldDecl& f : source.classes[level].fields) {
-            auto text = source.field_names.find(f.name_id);
-            if (text != source.field_names.end() && text->second == name) return FieldSlot{at, f.type};
+            if (!visit(f, at)) return;
             at += basic_type_size(f.type, source.id_size);
         }
-    }
-    return std::nullopt;
+}
+
+// Field `name` of an instance of class dump `c`.
+std::optional<FieldSlot> find_field(const DumpSource& source, const ClassLayouts& layouts, std::uint32_t c,
+                                    std::string_view name) {
+    std::optional<FieldSlot> found;
+    for_each_field(source, layouts, c, [&](const FieldDecl& f, std::uint64_t at) {
+        if (field_name(source, f.name_id) == name) found = FieldSlot{at, f.type};
+        return !found;
+    });
+    return found;
 }
 
 std::vector<StringClass> string_classes(const LoadedDump& dump, const ClassLayouts& layouts) {
@@ -67,19 +81,6 @@ std::vector<StringClass> string_classes(const LoadedDump& dump, const ClassLayou
                        int_field("count")});
     }
     return out;
-}
-
-// java.lang.StringUTF16.HI_BYTE_SHIFT: 8 on a big-endian JVM.
-bool utf16_big_endian(const LoadedDump& dump) {
-    const DumpSource& source = *dump.source;
-    for (std::uint32_t c = 0; c < source.classes.size() && c < dump.graph.classes.size(); ++c) {
-        if (dump.graph.classes[c].name != "java.lang.StringUTF16") continue;
-        for (const StaticField& f : source.classes[c].statics) {
-            auto text = source.field_names.find(f.name_id);
-            if (text != source.field_names.end() && text->second == "HI_BYTE_SHIFT") return f.value == 8;
-        }
-    }
-    return false;
 }
 
 // The class ids of the classes named in `names` and of their subclasses (by class dump order,
@@ -227,98 +228,6 @@ private:
     const std::vector<ObjectId>& wanted_classes_;
 };
 
-// The stack traces of the thread roots, from the top-level records (the heap dump records
-// are skipped by their headers): STACK TRACE, STACK FRAME, LOAD CLASS, then the STRINGs
-// they name. A record that does not decode ends the scan (the load checked them all).
-class TraceReader {
-public:
-    TraceReader(const DumpSource& source, const DumpValues& values) : source_(source), values_(values) {}
-
-    std::vector<StackTrace> read(const std::vector<ThreadRoot>& roots) {
-        std::vector<std::uint32_t> serials;
-        for (const ThreadRoot& r : roots)
-            if (r.thread) serials.push_back(static_cast<std::uint32_t>(r.frame));
-        std::sort(serials.begin(), serials.end());
-        if (serials.empty()) return {};
-        for_each_record([&](const TopRecord& record) {
-            if (auto* t = std::get_if<StackTraceRecord>(&record)) {
-                if (std::binary_search(serials.begin(), serials.end(), t->serial)) traces_.push_back(*t);
-            } else if (auto* f = std::get_if<StackFrameRecord>(&record)) {
-                frames_.emplace(f->frame_id, *f);
-            } else if (auto* c = std::get_if<LoadClassRecord>(&record)) {
-                classes_.emplace(c->serial, *c);
-            }
-        });
-        for (const StackTraceRecord& t : traces_)
-            for (ObjectId id : t.frame_ids)
-                if (auto f = frames_.find(id); f != frames_.end()) want_names(f->second);
-        if (!names_.empty())
-            for_each_record([&](const TopRecord& record) {
-                if (auto* s = std::get_if<StringRecord>(&record))
-                    if (auto n = names_.find(s->id); n != names_.end()) n->second = utf8_from_modified(s->text);
-            });
-        std::vector<StackTrace> out;
-        for (const StackTraceRecord& t : traces_) out.push_back(resolve(t));
-        std::sort(out.begin(), out.end(), [](const StackTrace& a, const StackTrace& b) { return a.serial < b.serial; });
-        return out;
-    }
-
-private:
-    template <typename Visit>
-    void for_each_record(Visit&& visit) const {
-        auto header = read_hprof_header(source_.file);
-        if (!std::holds_alternative<HprofHeader>(header)) return;
-        for (std::uint64_t offset = std::get<HprofHeader>(header).records_offset; offset < source_.file.size();) {
-            auto framed = read_record_frame(source_.file, offset);
-            auto* frame = std::get_if<RecordFrame>(&framed);
-            if (!frame) return;
-            offset = frame->body_offset + frame->body_length;
-            const std::uint8_t tag = frame->tag;
-            if (tag != HprofTag::stack_trace && tag != HprofTag::stack_frame && tag != HprofTag::load_class &&
-                tag != HprofTag::string)
-                continue;
-            auto record = decode_top_record(*frame, source_.file.subspan(frame->body_offset, frame->body_length),
-                                            source_.id_size);
-            if (auto* r = std::get_if<TopRecord>(&record)) visit(*r);
-        }
-    }
-
-    void want_names(const StackFrameRecord& f) {
-        for (ObjectId id : {f.method_name_id, f.signature_id, f.source_file_id}) names_.emplace(id, std::string());
-        if (auto c = classes_.find(f.class_serial); c != classes_.end()) names_.emplace(c->second.name_id, std::string());
-    }
-
-    std::string name(ObjectId id) const {
-        auto n = names_.find(id);
-        return n == names_.end() ? std::string() : n->second;
-    }
-
-    StackTrace resolve(const StackTraceRecord& t) const {
-        StackTrace out{t.serial, t.thread_serial, {}};
-        for (ObjectId id : t.frame_ids) {
-            StackFrame& frame = out.frames.emplace_back();
-            auto f = frames_.find(id);
-            if (f == frames_.end()) continue;  // a frame the dump does not hold: names stay empty
-            frame.method = name(f->second.method_name_id);
-            frame.signature = name(f->second.signature_id);
-            frame.source = name(f->second.source_file_id);
-            frame.line = f->second.line;
-            if (auto c = classes_.find(f->second.class_serial); c != classes_.end()) {
-                frame.class_name = values_.class_name(c->second.class_id);
-                if (frame.class_name.empty()) frame.class_name = java_class_name(name(c->second.name_id));
-            }
-        }
-        return out;
-    }
-
-    const DumpSource& source_;
-    const DumpValues& values_;
-    std::vector<StackTraceRecord> traces_;
-    std::unordered_map<ObjectId, StackFrameRecord> frames_;
-    std::unordered_map<std::uint32_t, LoadClassRecord> classes_;
-    std::unordered_map<ObjectId, std::string> names_;
-};
-
 template <typename Record>
 void sort_by_address(std::vector<Record>& records) {
     tbb::parallel_sort(records.begin(), records.end(),
@@ -356,9 +265,9 @@ const StringObject* DumpValues::string(ObjectId address) const { return find_add
 const ObjectRecordCopy* DumpValues::record(ObjectId address) const { return find_address(records, address); }
 std::uint32_t DumpValues::id_size() const { return source ? source->id_size : 8; }
 
-std::string DumpValues::class_name(ObjectId class_id) const {
+std::string_view DumpValues::class_name(ObjectId class_id) const {
     auto it = class_names.find(class_id);
-    return it == class_names.end() ? std::string() : it->second;
+    return it == class_names.end() ? std::string_view() : std::string_view(it->second);
 }
 
 std::optional<std::string> DumpValues::text(ObjectId address, std::size_t max_chars, bool* cut) const {
@@ -387,18 +296,12 @@ std::vector<FieldValue> DumpValues::fields(const ObjectRecordCopy& r) const {
     if (r.array || !source || !layouts) return out;
     const std::uint32_t c = layouts->index_of(r.class_id);
     if (c == ClassLayout::kNone || !(*layouts)[c].complete) return out;
-    std::uint64_t at = 0;
-    for (std::uint32_t level = c, depth = 0; level != ClassLayout::kNone && level < source->classes.size() && depth < 256;
-         level = (*layouts)[level].super, ++depth) {
-        for (const FieldDecl& f : source->classes[level].fields) {
-            const std::uint32_t width = basic_type_size(f.type, source->id_size);
-            if (at + width > r.bytes.size()) return out;
-            auto name = source->field_names.find(f.name_id);
-            out.push_back({name == source->field_names.end() ? std::string_view() : std::string_view(name->second), f.type,
-                           ByteReader(Bytes(r.bytes), at).u(width)});
-            at += width;
-        }
-    }
+    for_each_field(*source, *layouts, c, [&](const FieldDecl& f, std::uint64_t at) {
+        const std::uint32_t width = basic_type_size(f.type, source->id_size);
+        if (at + width > r.bytes.size()) return false;
+        out.push_back({field_name(*source, f.name_id), f.type, ByteReader(Bytes(r.bytes), at).u(width)});
+        return true;
+    });
     return out;
 }
 
@@ -407,12 +310,18 @@ std::vector<FieldValue> DumpValues::statics(ObjectId class_id) const {
     if (!source || !layouts) return out;
     const std::uint32_t c = layouts->index_of(class_id);
     if (c == ClassLayout::kNone || c >= source->classes.size()) return out;
-    for (const StaticField& f : source->classes[c].statics) {
-        auto name = source->field_names.find(f.name_id);
-        out.push_back({name == source->field_names.end() ? std::string_view() : std::string_view(name->second), f.type,
-                       f.value});
-    }
+    for (const StaticField& f : source->classes[c].statics) out.push_back({field_name(*source, f.name_id), f.type, f.value});
     return out;
+}
+
+std::optional<std::uint64_t> DumpValues::static_field(std::string_view of_class, std::string_view name) const {
+    if (!source) return std::nullopt;
+    for (const ClassDump& c : source->classes) {  // file order: the first class of that name
+        if (class_name(c.class_id) != of_class) continue;
+        for (const StaticField& f : c.statics)
+            if (field_name(*source, f.name_id) == name) return f.value;
+    }
+    return std::nullopt;
 }
 
 std::optional<std::uint64_t> DumpValues::field(const ObjectRecordCopy& r, std::string_view name) const {
@@ -442,7 +351,8 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
     for (std::uint32_t c = 0; c < source.classes.size() && c < dump.graph.classes.size(); ++c)
         values.class_names.emplace(source.classes[c].class_id, dump.graph.classes[c].name);
     const std::vector<StringClass> strings = string_classes(dump, *layouts);
-    values.utf16_big_endian = utf16_big_endian(dump);
+    // java.lang.StringUTF16.HI_BYTE_SHIFT: 8 on a big-endian JVM.
+    values.utf16_big_endian = values.static_field("java.lang.StringUTF16", "HI_BYTE_SHIFT") == 8u;
     const AddressSet wanted(request.addresses);
     const std::vector<ObjectId> wanted_classes = requested_classes(dump, *layouts, request.classes);
     const ChunkReader reader(source, strings, wanted, wanted_classes);
@@ -478,7 +388,6 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
     sort_by_address(values.arrays);
     sort_by_address(values.object_arrays);
     sort_by_address(values.records);
-    values.traces = TraceReader(source, values).read(values.thread_roots);
     return values;
 }
 

@@ -70,17 +70,6 @@ struct ThreadRoot {
     bool thread = false;  // ROOT THREAD OBJECT
 };
 
-// A STACK FRAME record, with its names resolved.
-struct StackFrame {
-    std::string class_name, method, signature, source;
-    std::int32_t line = 0;  // > 0 a line; 0 none, -1 unknown, -2 compiled, -3 native (HPROF)
-};
-// A STACK TRACE record: its frames, top first.
-struct StackTrace {
-    std::uint32_t serial = 0, thread_serial = 0;
-    std::vector<StackFrame> frames;
-};
-
 // A field as the dump holds it: its name, type and raw bits (an id for a reference).
 struct FieldValue {
     std::string_view name;
@@ -99,8 +88,7 @@ struct DumpValues {
     bool utf16_big_endian = false;
     std::vector<ArrayLength> object_arrays;  // every object array's length, sorted by address
     std::vector<ObjectRecordCopy> records;   // the objects asked for, sorted by address
-    std::vector<ThreadRoot> thread_roots;    // in file order
-    std::vector<StackTrace> traces;          // those of thread roots, by serial
+    std::vector<ThreadRoot> thread_roots;    // in file order (their stack traces: source->stack_traces)
     std::shared_ptr<const DumpSource> source;  // keeps the file mapped for element reads
     std::shared_ptr<const ClassLayouts> layouts;  // of source->classes
     std::unordered_map<ObjectId, std::string> class_names;  // by class id
@@ -118,12 +106,14 @@ struct DumpValues {
     std::vector<FieldValue> fields(const ObjectRecordCopy& r) const;
     // The statics of the class with this class id (its class object's address).
     std::vector<FieldValue> statics(ObjectId class_id) const;
+    // The static `name` of the first class dump named `of_class` (file order), or nullopt.
+    std::optional<std::uint64_t> static_field(std::string_view of_class, std::string_view name) const;
     // The field `name` of an instance copy (the first, from its own class up), or nullopt.
     std::optional<std::uint64_t> field(const ObjectRecordCopy& r, std::string_view name) const;
     // Element i of an object array copy (i < copied elements).
     ObjectId element(const ObjectRecordCopy& r, std::uint32_t i) const;
     // The name of the class with this class id (the dump's LOAD CLASS name), or "".
-    std::string class_name(ObjectId class_id) const;
+    std::string_view class_name(ObjectId class_id) const;
 };
 
 // What the value pass reads beside strings and primitive arrays: the records of `addresses`

@@ -159,6 +159,12 @@ struct CollectionRow {
     std::optional<double> collision_ratio;
 };
 
+// MAT's collision ratio (HashedMapCollectionExtractorBase): the share of entries that share
+// a bucket with an earlier one; 0 for an empty map.
+double collision_ratio(std::uint64_t entries, std::uint64_t buckets_used) {
+    return entries ? static_cast<double>(entries - std::min(entries, buckets_used)) / static_cast<double>(entries) : 0.0;
+}
+
 // MAT's fill ratio: entries over capacity; an empty collection with no slots counts as full.
 Json fill_ratio(std::uint64_t entries, std::optional<std::uint64_t> capacity) {
     if (!capacity) return nullptr;
@@ -225,11 +231,11 @@ Json collections_section(const Findings& a, Cut& cut) {
             row.capacity_entries += *c.entries;
         }
         std::optional<double> collision;
-        if (c.shape == graph::CollectionShape::hashed && (c.backing != graph::kNoNode || c.no_array)) {
+        if (c.shape == graph::CollectionShape::hashed && (c.backing.node != graph::kNoNode || c.backing.none)) {
             row.hashed = true;
             row.hashed_entries += *c.entries;
-            row.buckets_used += c.slots_used;
-            collision = *c.entries ? static_cast<double>(*c.entries - std::min(*c.entries, c.slots_used)) / static_cast<double>(*c.entries) : 0.0;
+            row.buckets_used += c.backing.slots_used;
+            collision = collision_ratio(*c.entries, c.backing.slots_used);
         }
         sized.push_back({c.node, *c.entries, a.retained.tree.retained_bytes[c.node], capacity, collision});
     }
@@ -257,10 +263,7 @@ Json collections_section(const Findings& a, Cut& cut) {
         item["capacity"] = row.with_capacity ? Json(row.capacity) : Json(nullptr);
         item["fill_ratio"] = row.with_capacity ? fill_ratio(row.capacity_entries, row.capacity) : Json(nullptr);
         item["collision_ratio"] =
-            row.hashed && row.hashed_entries
-                ? Json(static_cast<double>(row.hashed_entries - std::min(row.hashed_entries, row.buckets_used)) /
-                       static_cast<double>(row.hashed_entries))
-                : Json(nullptr);
+            row.hashed && row.hashed_entries ? Json(collision_ratio(row.hashed_entries, row.buckets_used)) : Json(nullptr);
         class_rows.push_back(std::move(item));
     }
     out["classes"] = std::move(class_rows);
@@ -286,16 +289,6 @@ Json content_section(const Findings& a) {
     out["system_properties_skipped"] = c.properties_skipped;
     out["objects_inspected"] = std::count_if(c.objects.begin(), c.objects.end(), [](const auto& o) { return o.in_report; });
     return out;
-}
-
-const char* kind_text(graph::NodeKind kind) {
-    switch (kind) {
-        case graph::NodeKind::instance: return "instance";
-        case graph::NodeKind::object_array: return "object_array";
-        case graph::NodeKind::primitive_array: return "primitive_array";
-        case graph::NodeKind::class_object: return "class";
-    }
-    return "unknown";
 }
 
 // HPROF line numbers: > 0 a line; -3 a native method; 0, -1 and -2 no line.
@@ -364,7 +357,7 @@ Json inspected_objects_json(const Findings& a, bool in_report) {
         for (const analysis::ShownValue& v : o.elements) elements.push_back(shown_value(a, v));
         rows.push_back(Json{{"id", hex_id(a.addresses[o.node])},
                             {"class", graph::node_class_name(a.graph, o.node)},
-                            {"kind", kind_text(a.graph.kind[o.node])},
+                            {"kind", graph::node_kind_name(a.graph.kind[o.node])},
                             {"shallow_bytes", a.graph.shallow_bytes[o.node]},
                             {"retained_bytes", a.retained.tree.retained_bytes[o.node]},
                             {"read", o.read},

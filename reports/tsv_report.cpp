@@ -10,16 +10,6 @@ namespace heapgraph::reports {
 
 namespace {
 
-const char* kind_name(graph::NodeKind kind) {
-    switch (kind) {
-        case graph::NodeKind::instance: return "instance";
-        case graph::NodeKind::object_array: return "object_array";
-        case graph::NodeKind::primitive_array: return "primitive_array";
-        case graph::NodeKind::class_object: return "class";
-    }
-    return "?";
-}
-
 // Length of the well-formed UTF-8 sequence at text[at] (RFC 3629: no overlongs, no
 // surrogates, nothing past U+10FFFF), or 0.
 std::size_t utf8_sequence(std::string_view text, std::size_t at) {
@@ -74,7 +64,7 @@ void write_objects_tsv(const analysis::Findings& a, std::ostream& out) {
     for (graph::NodeId v = 0; v < a.graph.node_count(); ++v) {
         bool is_class = a.graph.kind[v] == graph::NodeKind::class_object;
         std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(a.addresses[v]));
-        out << id << '\t' << kind_name(a.graph.kind[v]) << '\t'
+        out << id << '\t' << graph::node_kind_name(a.graph.kind[v]) << '\t'
             << names[is_class ? described[v] : a.graph.class_index[v]] << '\t'
             << a.graph.shallow_bytes[v] << '\t' << tree.retained_bytes[v] << '\t'
             << tree.retained_objects[v] << '\t';

@@ -231,7 +231,7 @@ TEST_CASE("collections: capacities and collision ratios of the planted collectio
             const graph::CollectionCount& c = f.collections[i];
             if (dump.graph.classes[dump.graph.class_index[c.node]].name != cls || c.entries != planted["size"].get<std::uint64_t>() ||
                 f.capacities[i] != planted["capacity"].get<std::uint32_t>() ||
-                (map && c.slots_used != planted["buckets_used"].get<std::uint64_t>()))
+                (map && c.backing.slots_used != planted["buckets_used"].get<std::uint64_t>()))
                 continue;
             ++found;
         }
