@@ -234,20 +234,8 @@ std::string first_elements(Bytes bytes, std::uint8_t type, std::uint64_t length)
     const std::uint32_t width = basic_type_size(type, 4);
     std::string out = "[";
     for (std::uint64_t i = 0; i < std::min(length, kShown) && (i + 1) * width <= bytes.size(); ++i) {
-        const std::uint64_t bits = ByteReader(bytes, i * width).u(width);
-        char text[40];
-        switch (static_cast<BasicType>(type)) {
-            case BasicType::boolean: std::snprintf(text, sizeof text, "%s", bits ? "true" : "false"); break;
-            case BasicType::float_: std::snprintf(text, sizeof text, "%g", std::bit_cast<float>(static_cast<std::uint32_t>(bits))); break;
-            case BasicType::double_: std::snprintf(text, sizeof text, "%g", std::bit_cast<double>(bits)); break;
-            case BasicType::char_: std::snprintf(text, sizeof text, "U+%04llX", static_cast<unsigned long long>(bits)); break;
-            case BasicType::byte: std::snprintf(text, sizeof text, "%d", static_cast<int>(static_cast<std::int8_t>(bits))); break;
-            case BasicType::short_: std::snprintf(text, sizeof text, "%d", static_cast<int>(static_cast<std::int16_t>(bits))); break;
-            case BasicType::int_: std::snprintf(text, sizeof text, "%d", static_cast<std::int32_t>(bits)); break;
-            default: std::snprintf(text, sizeof text, "%lld", static_cast<long long>(bits)); break;
-        }
         if (i) out += ", ";
-        out += text;
+        out += java_value_text(type, ByteReader(bytes, i * width).u(width));
     }
     if (length > kShown) out += ", ...";
     return out + "]";
@@ -268,6 +256,32 @@ void keep_top(std::vector<Row>& rows, std::size_t top, Less less) {
 }
 
 }  // namespace
+
+std::string java_value_text(std::uint8_t type, std::uint64_t bits) {
+    char text[48];
+    switch (static_cast<BasicType>(type)) {
+        case BasicType::boolean: return bits ? "true" : "false";
+        case BasicType::char_: {
+            // Control characters and lone surrogate halves would print as nothing: U+XXXX.
+            if (bits < 0x20 || (bits >= 0x7F && bits < 0xA0) || (bits >= 0xD800 && bits < 0xE000)) {
+                std::snprintf(text, sizeof text, "U+%04X", static_cast<unsigned>(bits & 0xFFFF));
+                return text;
+            }
+            const std::uint8_t unit[2] = {static_cast<std::uint8_t>(bits >> 8), static_cast<std::uint8_t>(bits)};
+            return utf8_from_java_chars(unit, JavaChars::utf16_big_endian, 1);
+        }
+        case BasicType::float_:
+            std::snprintf(text, sizeof text, "%.9g", static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits))));
+            return text;
+        case BasicType::double_: std::snprintf(text, sizeof text, "%.17g", std::bit_cast<double>(bits)); return text;
+        case BasicType::byte: return std::to_string(static_cast<std::int8_t>(bits));
+        case BasicType::short_: return std::to_string(static_cast<std::int16_t>(bits));
+        case BasicType::int_: return std::to_string(static_cast<std::int32_t>(bits));
+        case BasicType::long_: return std::to_string(static_cast<std::int64_t>(bits));
+        case BasicType::object: break;
+    }
+    return {};
+}
 
 void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> counted,
                      std::span<const std::uint64_t> addresses, const DumpValues& values, std::size_t top,

@@ -8,6 +8,7 @@
 //   - the inspector's objects: fields (class objects: statics), or an array's first elements;
 //   - collections' capacities: the length of the backing array the collection walk found.
 #include "objects.h"
+#include "content.h"
 
 #include <oneapi/tbb/parallel_for.h>
 
@@ -16,7 +17,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <queue>
 #include <unordered_map>
@@ -50,48 +50,16 @@ std::string thread_state(std::uint64_t status) {
     return "RUNNABLE";
 }
 
-std::string number_text(const char* format, auto value) {
-    char text[48];
-    std::snprintf(text, sizeof text, format, value);
-    return text;
-}
-
-template <typename To>
-To bits_as(std::uint64_t bits) {
-    To out;
-    std::memcpy(&out, &bits, sizeof out);  // the low bytes: the dump's value, read big-endian
-    return out;
-}
-
 // "int", "boolean" ...; "object" for a reference.
 std::string type_name(std::uint8_t type) {
     if (type == static_cast<std::uint8_t>(BasicType::object)) return "object";
     return std::string(basic_type_java_name(static_cast<BasicType>(type)));
 }
 
-// A primitive value as Java prints it.
-std::string primitive_text(std::uint8_t type, std::uint64_t bits) {
-    switch (static_cast<BasicType>(type)) {
-        case BasicType::boolean: return bits ? "true" : "false";
-        case BasicType::char_: {
-            std::uint8_t unit[2] = {static_cast<std::uint8_t>(bits >> 8), static_cast<std::uint8_t>(bits)};
-            return utf8_from_java_chars(unit, JavaChars::utf16_big_endian, 1);
-        }
-        case BasicType::float_: return number_text("%.9g", static_cast<double>(bits_as<float>(bits & 0xFFFFFFFFu)));
-        case BasicType::double_: return number_text("%.17g", bits_as<double>(bits));
-        case BasicType::byte: return std::to_string(static_cast<std::int8_t>(bits));
-        case BasicType::short_: return std::to_string(static_cast<std::int16_t>(bits));
-        case BasicType::int_: return std::to_string(static_cast<std::int32_t>(bits));
-        case BasicType::long_: return std::to_string(static_cast<std::int64_t>(bits));
-        case BasicType::object: break;
-    }
-    return {};
-}
-
 ShownValue shown(const Findings& f, const DumpValues& values, std::string name, std::uint8_t type, std::uint64_t bits) {
     ShownValue v{.name = std::move(name), .type = type_name(type)};
     if (type != static_cast<std::uint8_t>(BasicType::object)) {
-        v.value = primitive_text(type, bits);
+        v.value = java_value_text(type, bits);
         return v;
     }
     v.ref = bits;
@@ -112,7 +80,7 @@ std::vector<ShownValue> primitive_elements(const DumpValues& values, const Array
     const std::uint32_t width = basic_type_size(a.type, values.id_size());
     for (std::uint64_t i = 0; width && i < a.length && i < kInspectedElements && (i + 1) * width <= bytes.size(); ++i)
         out.push_back({.name = "[" + std::to_string(i) + "]", .type = type_name(a.type),
-                       .value = primitive_text(a.type, ByteReader(bytes, i * width).u(width))});
+                       .value = java_value_text(a.type, ByteReader(bytes, i * width).u(width))});
     return out;
 }
 
