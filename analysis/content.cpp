@@ -46,11 +46,9 @@ constexpr std::uint32_t kNoArray = 0xFFFFFFFFu;
 // Each string's value: its index in values.arrays (sorted by address), or kNoArray.
 std::vector<std::uint32_t> value_arrays(const DumpValues& values) {
     std::vector<std::uint32_t> index(values.strings.size(), kNoArray);
-    const auto& arrays = values.arrays;
     tbb::parallel_for(std::size_t{0}, index.size(), [&](std::size_t i) {
-        auto it = std::lower_bound(arrays.begin(), arrays.end(), values.strings[i].value,
-                                   [](const ArrayObject& a, ObjectId x) { return a.address < x; });
-        if (it != arrays.end() && it->address == values.strings[i].value) index[i] = static_cast<std::uint32_t>(it - arrays.begin());
+        if (const ArrayObject* a = values.array(values.strings[i].value))
+            index[i] = static_cast<std::uint32_t>(a - values.arrays.data());
     });
     return index;
 }
@@ -177,12 +175,6 @@ private:
     const DumpValues& values_;
 };
 
-JavaChars string_chars(const StringObject& s, const ArrayObject& a, bool big_endian) {
-    if (a.type == static_cast<std::uint8_t>(BasicType::char_)) return JavaChars::utf16_big_endian;
-    if (s.coder == 1) return big_endian ? JavaChars::utf16_big_endian : JavaChars::utf16_little_endian;
-    return JavaChars::latin1;
-}
-
 // The strings to group: counted, with a char[] or byte[] value the pass read whole.
 std::vector<Member> string_members(std::span<const std::uint8_t> counted, std::span<const std::uint64_t> addresses,
                                    const DumpValues& values, std::span<const std::uint32_t> value_index) {
@@ -198,15 +190,11 @@ std::vector<Member> string_members(std::span<const std::uint8_t> counted, std::s
             continue;
         Bytes whole = values.elements(a);
         if (whole.size() != std::uint64_t{a.length} * basic_type_size(a.type, 4)) continue;  // split: not compared
-        Member m{a.hash, whole.size(), static_cast<std::uint32_t>(string_chars(s, a, values.utf16_big_endian)), nodes[i],
-                 static_cast<std::uint32_t>(at), 0};
-        const bool slice = s.offset >= 0 && s.count >= 0 && (s.offset != 0 || static_cast<std::uint32_t>(s.count) != a.length);
-        if (slice) {  // JDK 6: the String uses part of its char[]
-            const std::uint64_t width = basic_type_size(a.type, 4);
-            const std::uint64_t from = std::uint64_t(s.offset) * width, bytes = std::uint64_t(s.count) * width;
-            if (from > whole.size() || bytes > whole.size() - from) continue;
-            m.from = from, m.bytes = bytes, m.hash = content_hash(whole.subspan(from, bytes));
-        }
+        auto span = values.string_span(s, a);
+        if (!span) continue;
+        Member m{a.hash, span->bytes, static_cast<std::uint32_t>(span->chars), nodes[i], static_cast<std::uint32_t>(at),
+                 span->from};
+        if (span->bytes != whole.size()) m.hash = content_hash(whole.subspan(span->from, span->bytes));  // a JDK 6 slice
         members.push_back(m);
     }
     return members;

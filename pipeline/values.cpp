@@ -270,19 +270,28 @@ std::string_view DumpValues::class_name(ObjectId class_id) const {
     return it == class_names.end() ? std::string_view() : std::string_view(it->second);
 }
 
+std::optional<DumpValues::StringSpan> DumpValues::string_span(const StringObject& s, const ArrayObject& a) const {
+    const std::uint64_t width = basic_type_size(a.type, 4), whole = std::uint64_t{a.length} * width;
+    StringSpan out{JavaChars::latin1, 0, whole};
+    if (a.type == static_cast<std::uint8_t>(BasicType::char_)) out.chars = JavaChars::utf16_big_endian;
+    else if (s.coder == 1) out.chars = utf16_big_endian ? JavaChars::utf16_big_endian : JavaChars::utf16_little_endian;
+    if (s.offset >= 0 && s.count >= 0) {  // JDK 6: the String uses part of its char[]
+        out.from = std::uint64_t(s.offset) * width, out.bytes = std::uint64_t(s.count) * width;
+        if (out.from > whole || out.bytes > whole - out.from) return std::nullopt;
+    }
+    return out;
+}
+
 std::optional<std::string> DumpValues::text(ObjectId address, std::size_t max_chars, bool* cut) const {
     JavaChars chars = JavaChars::utf16_big_endian;
     Bytes bytes;
     if (const StringObject* s = string(address)) {
         const ArrayObject* a = array(s->value);
-        if (!a) return std::nullopt;
+        auto span = a ? string_span(*s, *a) : std::nullopt;
+        if (!span) return std::nullopt;
         bytes = elements(*a);
-        if (s->coder == 0) chars = JavaChars::latin1;
-        else if (s->coder == 1 && !utf16_big_endian) chars = JavaChars::utf16_little_endian;
-        if (s->offset >= 0 && s->count >= 0 && a->type == static_cast<std::uint8_t>(BasicType::char_)) {
-            const std::uint64_t from = std::uint64_t(s->offset) * 2, size = std::uint64_t(s->count) * 2;
-            bytes = from <= bytes.size() && size <= bytes.size() - from ? bytes.subspan(from, size) : Bytes{};
-        }
+        bytes = span->from + span->bytes <= bytes.size() ? bytes.subspan(span->from, span->bytes) : Bytes{};
+        chars = span->chars;
     } else if (const ArrayObject* a = array(address); a && a->type == static_cast<std::uint8_t>(BasicType::char_)) {
         bytes = elements(*a);
     } else {

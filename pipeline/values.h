@@ -99,6 +99,13 @@ struct DumpValues {
     const StringObject* string(ObjectId address) const;
     const ObjectRecordCopy* record(ObjectId address) const;
     std::uint32_t id_size() const;
+    // What String `s` with value array `a` holds: its encoding and the bytes of `a`'s elements
+    // it uses (all, or a JDK 6 slice); nullopt when the slice lies outside the array.
+    struct StringSpan {
+        JavaChars chars = JavaChars::latin1;
+        std::uint64_t from = 0, bytes = 0;
+    };
+    std::optional<StringSpan> string_span(const StringObject& s, const ArrayObject& a) const;
     // A String's text (or a char[]'s), as UTF-8, at most `max_chars` characters; nullopt when
     // `address` is neither or its array was not read.
     std::optional<std::string> text(ObjectId address, std::size_t max_chars, bool* cut = nullptr) const;
