@@ -127,9 +127,9 @@ void name_paths_and_read_values(Input& in, Findings& f, const Options& options, 
 
 // The analyses of what the value pass read.
 void analyse_contents(Input& in, Findings& f, const Options& options, const DumpValues& values,
-                      std::span<const graph::NodeId> inspected) {
+                      const InspectedNodes& inspected) {
     ContentFindings& c = f.content;
-    inspect_objects(f, values, inspected, inspected_nodes(f, options.top), c);
+    inspect_objects(f, values, inspected, c);
     if (!values.available) {
         c.unavailable = values.unavailable;
         f.warnings.push_back({"values_unavailable", 1,
@@ -178,10 +178,10 @@ Findings analyse(Input in, const Options& options) {
         dominators_and_walks(in, f, options, clock, to_read);
         clock.start("suspects");
         find_suspects_and_holders(in, f, options);
-        std::vector<graph::NodeId> inspected;
+        InspectedNodes inspected;
         if (options.report) {
-            inspected = inspected_nodes(f, std::max(options.top, options.inspect));
-            to_read.insert(to_read.end(), inspected.begin(), inspected.end());
+            inspected = inspected_nodes(f, options.top, options.inspect);
+            to_read.insert(to_read.end(), inspected.all.begin(), inspected.all.end());
         }
         DumpValues values;
         name_paths_and_read_values(in, f, options, value_request(f.addresses, std::move(to_read)), values, clock);

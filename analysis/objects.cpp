@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -186,8 +185,9 @@ std::vector<NodeId> property_nodes(const graph::HeapGraph& g) {
     return out;
 }
 
-std::vector<NodeId> inspected_nodes(const Findings& f, std::size_t count) {
+InspectedNodes inspected_nodes(const Findings& f, std::size_t report, std::size_t page) {
     const graph::Retained& r = f.retained;
+    const std::size_t count = std::max(report, page);
     std::vector<NodeId> out;
     struct Next {
         std::uint64_t bytes;
@@ -198,8 +198,8 @@ std::vector<NodeId> inspected_nodes(const Findings& f, std::size_t count) {
     // of objects adds `count` entries to the queue, not millions.
     std::priority_queue<Next> queue;
     auto push_largest = [&](std::span<const NodeId> children) {
-        std::priority_queue<Next, std::vector<Next>, std::function<bool(const Next&, const Next&)>> kept(
-            [](const Next& a, const Next& b) { return b < a; });  // smallest on top
+        auto smaller_on_top = [](const Next& a, const Next& b) { return b < a; };
+        std::priority_queue<Next, std::vector<Next>, decltype(smaller_on_top)> kept(smaller_on_top);
         for (NodeId c : children) {
             kept.push({r.tree.retained_bytes[c], c});
             if (kept.size() > count) kept.pop();
@@ -213,14 +213,21 @@ std::vector<NodeId> inspected_nodes(const Findings& f, std::size_t count) {
         out.push_back(v);
         push_largest(r.children.of(v));
     }
+    std::vector<NodeId> suspects;
     for (const graph::Suspect& s : f.suspects) {
-        out.insert(out.end(), s.path.begin(), s.path.end());
-        if (s.node != kNoNode) out.push_back(s.node);
-        if (s.accumulation_point != kNoNode) out.push_back(s.accumulation_point);
+        suspects.insert(suspects.end(), s.path.begin(), s.path.end());
+        if (s.node != kNoNode) suspects.push_back(s.node);
+        if (s.accumulation_point != kNoNode) suspects.push_back(s.accumulation_point);
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    auto with_suspects = [&](std::vector<NodeId> nodes) {
+        nodes.insert(nodes.end(), suspects.begin(), suspects.end());
+        std::sort(nodes.begin(), nodes.end());
+        nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+        return nodes;
+    };
+    // Best first: the first `report` taken are the report's, whatever `page` is.
+    std::vector<NodeId> largest(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(std::min(report, out.size())));
+    return {with_suspects(std::move(out)), with_suspects(std::move(largest))};
 }
 
 ValueRequest value_request(std::span<const std::uint64_t> addresses, std::vector<NodeId> nodes) {
@@ -317,11 +324,10 @@ void find_system_properties(const DumpValues& values, ContentFindings& out) {
               [](const SystemProperty& a, const SystemProperty& b) { return std::tie(a.key, a.value) < std::tie(b.key, b.value); });
 }
 
-void inspect_objects(const Findings& f, const DumpValues& values, std::span<const NodeId> nodes,
-                     std::span<const NodeId> in_report, ContentFindings& out) {
-    for (NodeId v : nodes) {
+void inspect_objects(const Findings& f, const DumpValues& values, const InspectedNodes& nodes, ContentFindings& out) {
+    for (NodeId v : nodes.all) {
         out.objects.push_back(inspect(f, values, v));
-        out.objects.back().in_report = std::binary_search(in_report.begin(), in_report.end(), v);
+        out.objects.back().in_report = std::binary_search(nodes.in_report.begin(), nodes.in_report.end(), v);
     }
 }
 

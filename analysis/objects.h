@@ -14,9 +14,13 @@ namespace heapgraph::analysis {
 // java.lang.System's class object along the out rows: run before the rows are released.
 std::vector<graph::NodeId> property_nodes(const graph::HeapGraph& g);
 
-// The objects the inspector shows: the `count` largest of the dominator tree, best first
-// (each one's dominator is among them), and every object on a suspect's path. Ascending.
-std::vector<graph::NodeId> inspected_nodes(const Findings& f, std::size_t count);
+// The objects the inspector shows, both lists ascending: the `page` largest of the dominator
+// tree, best first (each one's dominator is among them), and every object on a suspect's
+// path; `in_report` keeps the first `report` of the largest and the suspects' objects.
+struct InspectedNodes {
+    std::vector<graph::NodeId> all, in_report;
+};
+InspectedNodes inspected_nodes(const Findings& f, std::size_t report, std::size_t page);
 
 // What the value pass reads for these analyses: the records of `nodes`, and every thread.
 ValueRequest value_request(std::span<const std::uint64_t> addresses, std::vector<graph::NodeId> nodes);
@@ -26,9 +30,7 @@ void find_threads(const Findings& f, const DumpValues& values, ContentFindings& 
 // of the Thread object when the javacore names it. No locals: a javacore has none.
 void javacore_threads(const Findings& f, std::span<const Javacore::Thread> threads, ContentFindings& out);
 void find_system_properties(const DumpValues& values, ContentFindings& out);
-// `in_report` (ascending): those the JSON report lists.
-void inspect_objects(const Findings& f, const DumpValues& values, std::span<const graph::NodeId> nodes,
-                     std::span<const graph::NodeId> in_report, ContentFindings& out);
+void inspect_objects(const Findings& f, const DumpValues& values, const InspectedNodes& nodes, ContentFindings& out);
 // Each collection's capacity: the length of its backing array.
 std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& f, const DumpValues& values);
 
