@@ -436,6 +436,10 @@ function fit(text, width, charWidth) {
   if (max < 3) return '';
   return text.length <= max ? text : text.slice(0, max - 1) + '\u2026';
 }
+// fact(key, value) adds a row to the <dl> when the value is not empty.
+function factAdder(dl) {
+  return function (k, v) { if (v !== undefined && v !== null && v !== '') add(dl, el('dt', null, k), el('dd', null, v)); };
+}
 function hue(i) { return (210 + i * 137.508) % 360; }
 function guard(name, draw) {
   try { draw(); } catch (e) {
@@ -485,8 +489,7 @@ function drawOverview() {
   if (Array.isArray(R.suspects))
     cards.insertBefore(card('Leak suspects', num(R.suspects.length), R.suspects.length ? bytes(sumRetained(R.suspects)) + ' retained' : 'none above the threshold'), cards.children[1]);
   add(box, cards);
-  var facts = el('dl', 'facts');
-  function fact(k, v) { if (v !== undefined && v !== null && v !== '') add(facts, el('dt', null, k), el('dd', null, v)); }
+  var facts = el('dl', 'facts'), fact = factAdder(facts);
   fact('File', d.path);
   fact('Format', [d.format, d.format_version].filter(Boolean).join(', '));
   if (d.dumps_in_file > 1) fact('Heap dump', (d.dump_index + 1) + ' of ' + d.dumps_in_file);
@@ -625,8 +628,7 @@ function drawSuspects() {
                    s.id ? el('span', 'faint mono', '@ ' + s.id) : null, el('span', 'size', bytes(s.retained_bytes) + ' \u00b7 ' + (typeof s.percent === 'number' ? s.percent.toFixed(1) + '%' : pct(s.retained_bytes, TOTAL))));
     add(c, head);
     if (s.description) add(c, el('p', 'sentence', s.description));
-    var facts = el('dl', 'facts');
-    function fact(k, v) { if (v !== undefined && v !== null && v !== '') add(facts, el('dt', null, k), el('dd', null, v)); }
+    var facts = el('dl', 'facts'), fact = factAdder(facts);
     fact('Class loader', typeof s.class_loader === 'object' && s.class_loader ? JSON.stringify(s.class_loader) : s.class_loader);
     if (s.instances !== undefined) fact('Instances', num(s.instances));
     var ap = s.accumulation_point;
@@ -704,7 +706,7 @@ function treeRow(n, depth) {
   var name = el('span', 'name');
   name.style.paddingLeft = (8 + depth * 18) + 'px';
   var expandable = n.taken > 0 || n.children > 0;
-  add(name, el('span', 'tog', expandable ? '\u25b8' : '\u00b7'), el('span', 'cls', n.cls), el('span', 'id', n.id), inspectButton(n.id, n.cls));
+  add(name, el('span', 'tog', expandable ? '\u25b8' : '\u00b7'), el('span', 'cls', n.cls), el('span', 'id', n.id), inspectLink(n.id, n.cls, 'fields', 'insp'));
   var share = el('span', 'num'), b = el('span', 'bar');
   b.style.width = Math.max(1, 70 * (TOTAL ? n.retained / TOTAL : 0)).toFixed(0) + 'px';
   add(share, b, document.createTextNode(bytes(n.retained)));
@@ -881,14 +883,9 @@ function treeNodeById(id) {
   var i = TREE_INDEX[id];
   return i === undefined ? null : node(i);
 }
-function inspectButton(id, cls) {
-  var b = el('button', 'insp', 'fields');
+function inspectLink(id, cls, text, style) {
+  var b = el('button', style || 'link', text);
   b.title = 'Open in the object inspector';
-  b.addEventListener('click', function (e) { e.stopPropagation(); inspect(id, cls); });
-  return b;
-}
-function inspectLink(id, cls, text) {
-  var b = el('button', 'link', text);
   b.addEventListener('click', function (e) { e.stopPropagation(); inspect(id, cls); });
   return b;
 }
@@ -910,8 +907,7 @@ function inspect(id, cls) {
   var box = $('inspector-body'), o = OBJECTS[id], n = treeNodeById(id), c = R.content || {};
   box.textContent = '';
   add(box, add(el('div', 'head'), el('span', 'cls', o ? o['class'] : n ? n.cls : cls), el('span', 'faint mono', ' @ ' + id)));
-  var facts = el('dl', 'facts');
-  function fact(k, v) { if (v !== undefined && v !== null && v !== '') add(facts, el('dt', null, k), el('dd', null, v)); }
+  var facts = el('dl', 'facts'), fact = factAdder(facts);
   var shallow = o ? o.shallow_bytes : n ? n.shallow : null, retained = o ? o.retained_bytes : n ? n.retained : null;
   fact('Shallow', shallow == null ? null : bytes(shallow) + ' (' + num(shallow) + ' bytes)');
   fact('Retained', retained == null ? null : bytes(retained) + ' (' + num(retained) + ' bytes, ' + pct(retained, TOTAL) + ')');
