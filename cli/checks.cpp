@@ -1,5 +1,7 @@
 #include "checks.h"
 
+#include <cctype>
+
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -91,6 +93,31 @@ std::string check_count(const std::string& text, unsigned long long max) {
     if (!digits || errno == ERANGE || value > max)
         return "expected a whole number from 0 to " + std::to_string(max) + ", found '" + text + "'";
     return "";
+}
+
+std::optional<std::uint64_t> parse_size(const std::string& text) {
+    std::size_t used = 0;
+    double number = 0;
+    try {
+        number = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    std::string unit = text.substr(used);
+    for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    static const std::pair<const char*, double> kUnits[] = {
+        {"", 1}, {"B", 1}, {"K", 0x1p10}, {"KB", 0x1p10}, {"KIB", 0x1p10}, {"M", 0x1p20}, {"MB", 0x1p20}, {"MIB", 0x1p20},
+        {"G", 0x1p30}, {"GB", 0x1p30}, {"GIB", 0x1p30}, {"T", 0x1p40}, {"TB", 0x1p40}, {"TIB", 0x1p40}};
+    for (const auto& [name, scale] : kUnits) {
+        const double bytes = number * scale;
+        if (unit == name && std::isfinite(bytes) && bytes >= 1 && bytes < 0x1p63 && !std::isspace(text[0]))
+            return static_cast<std::uint64_t>(bytes);
+    }
+    return std::nullopt;
+}
+
+std::string check_size(const std::string& text) {
+    return parse_size(text) ? "" : "expected a size such as 4096, 512M or 2G (at least 1 byte), found '" + text + "'";
 }
 
 std::string out_of_memory_line(const std::string& file, const std::string& stage) {

@@ -23,6 +23,10 @@ std::string check_finite(const std::string& text);
 // "" when `text` is a plain count (digits only, at most `max`), else why not: CLI11 reads
 // "-1" into an unsigned option as 2^64-1.
 std::string check_count(const std::string& text, unsigned long long max);
+// "4096", "512K", "1.5G", "2GiB" (K, M, G, T: powers of 1024, as in --memory-limit's help):
+// the bytes, or nullopt when the text is not a size.
+std::optional<std::uint64_t> parse_size(const std::string& text);
+std::string check_size(const std::string& text);
 
 // "heap.hprof: out of memory in stage 'dominators' (peak RSS 3.1 GB; budget: ...)".
 std::string out_of_memory_line(const std::string& file, const std::string& stage);

@@ -28,6 +28,8 @@ int write_reports(const AnalyzeArgs& args, analysis::Findings& f, reports::Progr
         std::string html = args.html.empty() ? "" : reports::html_report(f);
         clock.stop();
         if (printer) printer->finish();
+        if (args.timings)
+            f.timings.push_back({.stage = "storage", .peak_rss_bytes = peak_rss_bytes(), .note = graph::storage_summary()});
         if (args.timings) reports::print_timings(f.timings, std::cerr);
         if (args.timings && !json.empty()) json = reports::add_timings(std::move(json), f.timings);
         if (!json.empty()) write_output(args.json, [&](std::ostream& out) { out << json; });
@@ -133,6 +135,7 @@ int main(int argc, char** argv) {
     }
     reports::remove_temp_files_on_signals();
     limit_threads(app, args);
+    configure_storage(app, args);
     apply_quiet(app, args);
     if (auto conflict = conflicting_outputs(app, args)) {
         std::cerr << "heapgraph: " << *conflict << "\n";

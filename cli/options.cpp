@@ -12,6 +12,7 @@ const CLI::Validator kFinite([](std::string& text) { return check_finite(text); 
 CLI::Validator count_up_to(unsigned long long max) {
     return CLI::Validator([max](std::string& text) { return check_count(text, max); }, "COUNT");
 }
+const CLI::Validator kSize([](std::string& text) { return check_size(text); }, "SIZE");
 const CLI::Validator kFileName([](std::string& text) { return text.empty() ? std::string("an empty file name") : std::string(); },
                                "FILE");
 
@@ -24,7 +25,14 @@ constexpr const char* kQuietHelp =
 void add_load_options(CLI::App* cmd, LoadOptions& load) {
     cmd->add_option("--threads", load.threads, "Worker threads (default: all cores)")
         ->check(count_up_to(1024))->check(CLI::Range(1u, 1024u));
-    cmd->add_option("--temp-dir", load.temp_dir, "Where gzip dumps are inflated (default $TMPDIR or /tmp)")->check(kFileName);
+    cmd->add_option("--temp-dir", load.temp_dir,
+                    "Where gzip dumps are inflated and graph columns over --memory-limit go (default $TMPDIR or /tmp)")
+        ->check(kFileName);
+    cmd->add_option_function<std::string>(
+           "--memory-limit", [&load](const std::string& text) { load.memory_limit = parse_size(text).value_or(0); },
+           "Graph columns kept in memory, in bytes (K, M, G: powers of 1024); the rest go to files under --temp-dir "
+           "(default: 80% of MemAvailable)")
+        ->check(kSize);
     cmd->add_flag("--allow-truncated", load.allow_truncated, kAllowTruncatedHelp);
 }
 

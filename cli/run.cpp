@@ -27,6 +27,10 @@ int exit_code_for(const std::exception& e, const std::string& file) {
         std::cerr << "heapgraph: " << out_of_memory_line(file, current_stage()) << "\n";
         return kOutOfMemory;
     }
+    if (dynamic_cast<const graph::StorageError*>(&e)) {  // out of room for columns: as out of memory
+        std::cerr << "heapgraph: " << file << ": " << e.what() << " (stage '" << current_stage() << "')\n";
+        return kOutOfMemory;
+    }
     std::cerr << "heapgraph: " << e.what() << "\n";
     if (dynamic_cast<const BadRequest*>(&e)) return kUsage;
     if (dynamic_cast<const UnsupportedFormat*>(&e)) return kUnsupported;
@@ -56,12 +60,25 @@ void print_warnings(const std::vector<Warning>& warnings, const std::string& pre
         std::cerr << "heapgraph: warning: " << prefix << w.count << " " << w.code << ": " << w.message << "\n";
 }
 
+namespace {
+
+const LoadOptions& load_options(const CLI::App& app, const Args& args) {
+    return app.got_subcommand("diff")       ? args.diff.load
+           : app.got_subcommand("convert")  ? args.convert.load
+           : app.got_subcommand("estimate") ? args.estimate.load
+                                            : args.analyze.load;
+}
+
+}  // namespace
+
 void limit_threads(const CLI::App& app, const Args& args) {
-    const unsigned threads = app.got_subcommand("diff")       ? args.diff.load.threads
-                             : app.got_subcommand("convert")  ? args.convert.load.threads
-                             : app.got_subcommand("estimate") ? args.estimate.load.threads
-                                                              : args.analyze.load.threads;
+    const unsigned threads = load_options(app, args).threads;
     if (threads != 0) never_freed(new tbb::global_control(tbb::global_control::max_allowed_parallelism, threads));
+}
+
+void configure_storage(const CLI::App& app, const Args& args) {
+    const LoadOptions& load = load_options(app, args);
+    graph::configure_storage({.memory_limit = load.memory_limit, .temp_dir = load.temp_dir});
 }
 
 }  // namespace heapgraph::cli

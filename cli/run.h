@@ -37,5 +37,7 @@ void print_warnings(const std::vector<Warning>& warnings, const std::string& pre
 // the analysis on every core); nothing when --threads is 0. The limit is never lifted: lifting
 // it at exit lets TBB start threads, which fails after an out-of-memory error.
 void limit_threads(const CLI::App& app, const Args& args);
+// The graph columns' memory budget and temp dir (--memory-limit, --temp-dir), process-wide.
+void configure_storage(const CLI::App& app, const Args& args);
 
 }  // namespace heapgraph::cli

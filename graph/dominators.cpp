@@ -26,9 +26,9 @@ using DfsIndex = std::uint32_t;
 constexpr DfsIndex kNone = 0xFFFFFFFFu;
 
 struct Numbering {
-    std::vector<DfsIndex> number;  // by node; kNone when not reached
-    std::vector<NodeId> vertex;    // by DFS number; vertex[0] is the super root (kSuperRoot)
-    std::vector<DfsIndex> parent;  // by DFS number
+    Column<DfsIndex> number;  // by node; kNone when not reached
+    Column<NodeId> vertex;    // by DFS number; vertex[0] is the super root (kSuperRoot)
+    Column<DfsIndex> parent;  // by DFS number
 };
 
 // Step 1: preorder DFS with an explicit stack of (node, next edge) frames.
@@ -90,7 +90,7 @@ public:
         return slots_[v].label;
     }
 
-    std::vector<DfsIndex> take_semi() {
+    Column<DfsIndex> take_semi() {
         slots_ = {};
         return std::move(semi_);
     }
@@ -107,13 +107,13 @@ private:
         }
     }
 
-    std::vector<Slot> slots_;
-    std::vector<DfsIndex> semi_;
+    Column<Slot> slots_;
+    Column<DfsIndex> semi_;
     std::vector<DfsIndex> path_;
 };
 
 // `evaluated` counts the reached nodes that needed a search: roots and shared objects.
-std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<const NodeId> roots,
+Column<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<const NodeId> roots,
                                      std::uint64_t& evaluated, const Progress& progress) {
     const std::size_t size = n.vertex.size();
     Ticker tick(progress, 4 * n.number.size(), n.number.size());
@@ -150,9 +150,9 @@ std::vector<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::spa
 
 // Step 3, in place: semi[w] becomes idom[w]. Nodes are done in preorder, so idom[d] for
 // every d < w is final when w needs it.
-void immediate_dominators(const std::vector<DfsIndex>& parent, std::vector<DfsIndex>& semi_then_idom, std::size_t nodes,
+void immediate_dominators(const Column<DfsIndex>& parent, Column<DfsIndex>& semi_then_idom, std::size_t nodes,
                           const Progress& progress) {
-    std::vector<DfsIndex>& idom = semi_then_idom;
+    Column<DfsIndex>& idom = semi_then_idom;
     Ticker tick(progress, 4 * nodes, 2 * nodes);
     idom[0] = 0;
     for (DfsIndex w = 1; w < idom.size(); ++w) {
@@ -165,7 +165,7 @@ void immediate_dominators(const std::vector<DfsIndex>& parent, std::vector<DfsIn
 
 // Step 4: sums in reverse preorder straight into the node-indexed outputs (no temporaries
 // by DFS number: this is what keeps the peak near 50 bytes a node with the CSR).
-DominatorTree fill_tree(Numbering& n, const std::vector<DfsIndex>& idom, std::span<const std::uint64_t> shallow,
+DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, std::span<const std::uint64_t> shallow,
                         std::size_t nodes, const Progress& progress) {
     Ticker tick(progress, 4 * nodes, 3 * nodes);
     DominatorTree tree;
@@ -188,7 +188,8 @@ DominatorTree fill_tree(Numbering& n, const std::vector<DfsIndex>& idom, std::sp
         tree.retained_objects[up] += tree.retained_objects[v];
     }
     tick.finish();
-    n.vertex.erase(n.vertex.begin());  // the super root
+    std::copy(n.vertex.begin() + 1, n.vertex.end(), n.vertex.begin());  // the super root goes
+    n.vertex.pop_back();
     tree.preorder = std::move(n.vertex);
     return tree;
 }
@@ -217,12 +218,13 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     const auto search_started = Clock::now();
     release(out);
     std::uint64_t condensed = 0;
-    std::vector<DfsIndex> idom = semidominators(n, in, roots, condensed, progress);
+    Column<DfsIndex> idom = semidominators(n, in, roots, condensed, progress);
     release(in);
     n.number = {};
     immediate_dominators(n.parent, idom, nodes, progress);
     n.parent = {};
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
+    tree.release_pages();
     tree.condensed_nodes = condensed;
     tree.numbering_seconds = numbering_seconds;
     tree.search_seconds = seconds_since(search_started);

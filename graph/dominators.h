@@ -35,10 +35,10 @@ inline constexpr NodeId kSuperRoot = 0xFFFFFFFEu;
 inline constexpr NodeId kUnreached = 0xFFFFFFFFu;
 
 struct DominatorTree {
-    std::vector<NodeId> idom;                   // kSuperRoot for the super root's children
-    std::vector<std::uint64_t> retained_bytes;  // 0 for unreached nodes
-    std::vector<std::uint32_t> retained_objects;
-    std::vector<NodeId> preorder;               // reached nodes in DFS order from the super root
+    Column<NodeId> idom;                   // kSuperRoot for the super root's children
+    Column<std::uint64_t> retained_bytes;  // 0 for unreached nodes
+    Column<std::uint32_t> retained_objects;
+    Column<NodeId> preorder;               // reached nodes in DFS order from the super root
     std::uint64_t super_root_retained_bytes = 0;
     // Reached nodes with two or more referrers, and the roots: the only ones the general
     // algorithm searches (each other node's one referrer is its immediate dominator).
@@ -46,6 +46,10 @@ struct DominatorTree {
     // The step's own time, without what ran beside the numbering: the DFS numbering, then
     // the search, the immediate dominators and the sums.
     double numbering_seconds = 0, search_seconds = 0;
+
+    void release_pages() const {
+        idom.release_pages(), retained_bytes.release_pages(), retained_objects.release_pages(), preorder.release_pages();
+    }
 };
 
 // Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path
@@ -66,7 +70,9 @@ struct Retained {
     Csr children;                           // the dominator tree's child lists
     std::vector<NodeId> top;                // the super root's children, in preorder
     std::vector<NodeId> unreachable_roots;  // with keep_unreachable: the extra roots chosen
-    std::vector<std::uint8_t> in_tree;      // 1 when the node is in the dominator tree
+    Column<std::uint8_t> in_tree;           // 1 when the node is in the dominator tree
+
+    void release_pages() const { tree.release_pages(), children.release_pages(), in_tree.release_pages(); }
 };
 
 // Dominators and retained sizes over the graph's global roots, plus, with keep_unreachable,

@@ -12,11 +12,11 @@
 
 namespace heapgraph::graph {
 
-void sum_degrees(std::vector<std::uint64_t>& offsets) {
+void sum_degrees(Column<std::uint64_t>& offsets) {
     for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] += offsets[v - 1];
 }
 
-void ends_to_starts(std::vector<std::uint64_t>& offsets) {
+void ends_to_starts(Column<std::uint64_t>& offsets) {
     for (std::size_t v = offsets.size() - 1; v > 0; --v) offsets[v] = offsets[v - 1];
     offsets[0] = 0;
 }
@@ -38,8 +38,8 @@ Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes) {
 
 // A depth-first walk with an explicit stack. Serial on purpose: a parallel BFS paid more in
 // atomics and frontier copies than it gained, and this runs beside the transpose anyway.
-std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts) {
-    std::vector<std::uint8_t> seen(out.rows(), 0);
+Column<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts) {
+    Column<std::uint8_t> seen(out.rows(), 0);
     std::vector<NodeId> stack;
     for (NodeId s : starts)
         if (!seen[s]) seen[s] = 1, stack.push_back(s);
@@ -57,9 +57,9 @@ namespace {
 // Rows of fewer than two referrers become empty: an object with one referrer is immediately
 // dominated by it, and no step reads its row. `counts[w + 1]` holds w's referrers on entry;
 // on return `offsets[w]` is w's row start and `multi[w]` says whether it has a row.
-std::vector<std::uint8_t> keep_shared_rows(std::vector<std::uint64_t>& offsets) {
+Column<std::uint8_t> keep_shared_rows(Column<std::uint64_t>& offsets) {
     const std::size_t n = offsets.size() - 1;
-    std::vector<std::uint8_t> multi(n, 0);
+    Column<std::uint8_t> multi(n, 0);
     for (std::size_t v = 0; v < n; ++v) {
         multi[v] = offsets[v + 1] >= 2;
         if (!multi[v]) offsets[v + 1] = 0;
@@ -98,7 +98,7 @@ Csr transpose(const Csr& out, const Progress& progress) {
             if (p == 0 && progress) progress(static_cast<std::uint64_t>(static_cast<double>(n) * end / edges), 2 * n);
         }
     });
-    const std::vector<std::uint8_t> multi = keep_shared_rows(in.offsets);
+    const Column<std::uint8_t> multi = keep_shared_rows(in.offsets);
     in.targets.resize(in.offsets[n]);
     // offsets[w] is w's cursor while scattering (ends_to_starts).
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
@@ -133,6 +133,7 @@ HeapGraph build_heap_graph(HeapInput input) {
     tbb::parallel_invoke(
         [&] { graph.in = transpose(graph.out, input.progress); },
         [&] { graph.reachable = mark_reachable(graph.out, graph.root_nodes); });
+    graph.release_pages();
     return graph;
 }
 

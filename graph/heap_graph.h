@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "column.h"
 #include "progress.h"
 
 namespace heapgraph::graph {
@@ -41,9 +42,9 @@ struct GcRoot {
 
 // What the pipeline hands over: every node's kind, class and shallow size, the edges, roots.
 struct HeapInput {
-    std::vector<NodeKind> kind;
-    std::vector<std::uint32_t> class_index;  // into classes
-    std::vector<std::uint64_t> shallow_bytes;
+    Column<NodeKind> kind;
+    Column<std::uint32_t> class_index;  // into classes
+    Column<std::uint64_t> shallow_bytes;
     std::vector<ClassInfo> classes;
     std::vector<Edge> edges;  // either an edge list ...
     struct Csr* out = nullptr;  // ... or outgoing rows already built (moved from)
@@ -55,8 +56,8 @@ struct HeapInput {
 // Compressed sparse rows: the neighbours of v are targets[begin(v) .. begin(v + 1)). Readers
 // go through begin()/of()/degree()/rows(), so the offsets' layout can change behind them.
 struct Csr {
-    std::vector<std::uint64_t> offsets;
-    std::vector<NodeId> targets;
+    Column<std::uint64_t> offsets;
+    Column<NodeId> targets;
 
     std::uint64_t begin(NodeId v) const { return offsets[v]; }
     std::span<const NodeId> of(NodeId v) const {
@@ -65,19 +66,20 @@ struct Csr {
     std::uint64_t degree(NodeId v) const { return begin(v + 1) - begin(v); }
     bool empty() const { return offsets.empty(); }
     std::size_t rows() const { return empty() ? 0 : offsets.size() - 1; }
+    void release_pages() const { offsets.release_pages(), targets.release_pages(); }
 };
 
 // The two halves of building rows in place, shared by every Csr made here. Degrees are
 // counted at offsets[v + 1]; sum_degrees() turns them into row starts. A scatter then uses
 // offsets[v] as v's cursor, which leaves it at v's row end; ends_to_starts() shifts the
 // offsets back by one, so no second array of cursors (8 bytes a node) is needed.
-void sum_degrees(std::vector<std::uint64_t>& offsets);
-void ends_to_starts(std::vector<std::uint64_t>& offsets);
+void sum_degrees(Column<std::uint64_t>& offsets);
+void ends_to_starts(Column<std::uint64_t>& offsets);
 
 struct HeapGraph {
-    std::vector<NodeKind> kind;
-    std::vector<std::uint32_t> class_index;
-    std::vector<std::uint64_t> shallow_bytes;
+    Column<NodeKind> kind;
+    Column<std::uint32_t> class_index;
+    Column<std::uint64_t> shallow_bytes;
     std::vector<ClassInfo> classes;
     Csr out;
     // Referrers, only of objects with two or more (the rest have an empty row): all the
@@ -86,10 +88,15 @@ struct HeapGraph {
     std::vector<GcRoot> roots;  // one entry per root record, as the dump lists them
     std::vector<std::string> root_kind_names;
     std::vector<NodeId> root_nodes;      // distinct nodes of global roots, ascending
-    std::vector<std::uint8_t> reachable;  // 1 when some path from a root reaches the node
+    Column<std::uint8_t> reachable;  // 1 when some path from a root reaches the node
     std::uint64_t edges = 0;              // kept when the rows are released after dominators
 
     std::uint32_t node_count() const { return static_cast<std::uint32_t>(kind.size()); }
+    // After a pass: file-backed columns leave the process until the next pass touches them.
+    void release_pages() const {
+        kind.release_pages(), class_index.release_pages(), shallow_bytes.release_pages();
+        out.release_pages(), in.release_pages(), reachable.release_pages();
+    }
 };
 
 // Builds the outgoing rows from an edge list (count degrees, prefix sum, scatter, as gapbs
@@ -99,7 +106,7 @@ HeapGraph build_heap_graph(HeapInput input);
 Csr transpose(const Csr& out, const Progress& progress = {});
 
 // Nodes reachable from `starts` along out-edges, as a 0/1 mark per node.
-std::vector<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts);
+Column<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts);
 
 // Counts of objects leave class objects out; byte totals include them (a class object's
 // bytes are its statics), so the histogram's bytes add up to reachable_bytes.

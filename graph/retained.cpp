@@ -78,8 +78,8 @@ private:
     }
 
     const HeapGraph& graph_;
-    std::vector<std::uint8_t> marked_;
-    std::vector<std::uint8_t> inbound_, outbound_;
+    Column<std::uint8_t> marked_;
+    Column<std::uint8_t> inbound_, outbound_;
     std::vector<NodeId> chosen_;
 };
 

@@ -63,9 +63,11 @@ struct FieldNames {
 // compute_retained releases the rows; afterwards a path to any node costs its length.
 inline constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
 struct PathTree {
-    std::vector<NodeId> parent;       // kNoNode: a root (or a pseudo-root, see weak)
-    std::vector<std::uint32_t> slot;  // where the parent's edge to the node sits in its row
-    std::vector<std::uint8_t> weak;   // 1: no path without `weak_edges` (or none at all) exists
+    Column<NodeId> parent;       // kNoNode: a root (or a pseudo-root, see weak)
+    Column<std::uint32_t> slot;  // where the parent's edge to the node sits in its row
+    Column<std::uint8_t> weak;   // 1: no path without `weak_edges` (or none at all) exists
+
+    void release_pages() const { parent.release_pages(), slot.release_pages(), weak.release_pages(); }
 };
 // Breadth first from `roots`, not following `weak_edges` (sorted (from, to) pairs: the
 // referents of java.lang.ref.Reference objects, Finalizer.unfinalized). Nodes reached only

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -159,6 +160,34 @@ TEST_CASE("cli: --timings prints stage times and adds them to the JSON") {
         CHECK(t["peak_rss_bytes"].get<std::uint64_t>() > 0);
     }
     CHECK(stages == std::vector<std::string>{"inflate", "frame", "decode", "index", "nodes", "size model", "edges",
-                                             "transpose", "dominators", "suspects", "path names", "values", "tables", "report"});
+                                             "transpose", "dominators", "suspects", "path names", "values", "tables", "report", "storage"});
+    CHECK(report["timings"].back()["note"].get<std::string>().find("memory (limit ") == 0);
     CHECK(report["timings"][8]["note"].get<std::string>().find("condensed to ") == 0);
+}
+
+TEST_CASE("cli: --memory-limit takes sizes; past it columns go to files under --temp-dir, which --timings says") {
+    const std::string dump = data_path("hprof/sun_jdk6_32bit.hprof");
+    for (const char* bad : {"0", "-1", "12Q", "1.5.2G", "nan", "1e30G", " 5"})
+        CHECK_MESSAGE(run("analyze " + dump + " --json /dev/null --memory-limit '" + bad + "'").code == 1, bad);
+    heapgraph::test::Run r = run("analyze " + dump + " --json /dev/null --timings --memory-limit 1 2>&1");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("storage ") != std::string::npos);
+    CHECK(r.out.find("files under ") != std::string::npos);
+    r = run("analyze " + dump + " --json /dev/null --timings --memory-limit 2G 2>&1");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("memory (limit 2.15 GB") != std::string::npos);
+    CHECK(r.out.find("files under ") == std::string::npos);
+}
+
+TEST_CASE("cli: no room for column files exits 6 with one line naming the dump, the directory and the stage") {
+    const std::string dump = data_path("hprof/sun_jdk6_32bit.hprof");
+    const std::string missing = temp_dir() + "/no-such-dir";
+    heapgraph::test::Run r = run("analyze " + dump + " --json " + temp_dir() + "/never.json --memory-limit 1 --temp-dir " +
+                                 missing + " 2>&1");
+    CHECK(r.code == 6);
+    CHECK(r.out.find(dump + ": cannot create a ") != std::string::npos);
+    CHECK(r.out.find("column file in " + missing) != std::string::npos);
+    CHECK(r.out.find("(stage '") != std::string::npos);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+    CHECK_FALSE(std::ifstream(temp_dir() + "/never.json"));
 }

@@ -1,0 +1,216 @@
+// Columns: the graph's arrays (row offsets, targets, node attributes, dominator arrays,
+// paths), each in heap memory or in a file under --temp-dir, behind one type.
+//
+// Which backing a column gets follows one process-wide memory budget (--memory-limit): a
+// column goes to heap memory while the heap-backed columns fit the budget, else to a file.
+// A file-backed column is an unnamed file (O_TMPFILE: nothing is left behind, even after a
+// crash), reserved with fallocate so a full disk is an error and not a SIGBUS, and mapped
+// shared. `release_pages()` drops its pages from the process after a pass over it (the
+// kernel writes them back and reads them in again on the next pass); for a heap-backed
+// column it does nothing. Results never depend on the backing: the bytes are the same.
+//
+// Column<T> has the parts of std::vector's interface the graph code uses, for trivially
+// copyable T only, and is a contiguous range (std::span converts from it).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <iterator>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace heapgraph::graph {
+
+struct StorageOptions {
+    // Bytes of columns kept in heap memory before columns go to files; 0: the default, 80%
+    // of MemAvailable when the first column is made.
+    std::uint64_t memory_limit = 0;
+    std::string temp_dir;  // "" : $TMPDIR, else /tmp
+};
+
+// A column file could not be made (no such --temp-dir, no room): the message names the
+// directory, the size and the reason.
+struct StorageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Set once, before any column is made (the CLI does it from its options).
+void configure_storage(const StorageOptions& options);
+
+struct StorageUse {
+    std::uint64_t memory_limit = 0;
+    std::uint64_t heap_bytes_peak = 0;  // of heap-backed columns at once
+    std::uint64_t file_bytes_peak = 0;  // of file-backed columns at once
+    std::uint64_t file_columns = 0;     // file-backed columns made
+    std::string temp_dir;
+};
+StorageUse storage_use();
+// "memory (limit 18.4 GB, peak 2.1 GB)" or "files under /tmp (peak 1.9 GB; memory ...)".
+std::string storage_summary();
+
+// Untyped storage of one column: bytes in heap memory or in a mapped file.
+class ColumnBlock {
+public:
+    ColumnBlock() = default;
+    explicit ColumnBlock(std::size_t bytes);  // zero-filled
+    ~ColumnBlock();
+    ColumnBlock(ColumnBlock&& other) noexcept { swap(other); }
+    ColumnBlock& operator=(ColumnBlock&& other) noexcept {
+        ColumnBlock dead(std::move(*this));
+        swap(other);
+        return *this;
+    }
+    ColumnBlock(const ColumnBlock&) = delete;
+    ColumnBlock& operator=(const ColumnBlock&) = delete;
+
+    std::byte* data() const { return data_; }
+    std::size_t bytes() const { return bytes_; }
+    bool in_file() const { return in_file_; }
+    void release_pages() const;
+
+private:
+    void give_back() noexcept;
+    void swap(ColumnBlock& other) noexcept {
+        std::swap(data_, other.data_), std::swap(bytes_, other.bytes_), std::swap(in_file_, other.in_file_);
+    }
+    std::byte* data_ = nullptr;
+    std::size_t bytes_ = 0;
+    bool in_file_ = false;
+};
+
+template <typename T>
+class Column {
+    static_assert(std::is_trivially_copyable_v<T>, "columns hold plain values");
+
+public:
+    using value_type = T;
+    using size_type = std::size_t;
+    using iterator = T*;
+    using const_iterator = const T*;
+    using reference = T&;
+    using const_reference = const T&;
+
+    Column() = default;
+    explicit Column(std::size_t n) { resize(n); }
+    Column(std::size_t n, const T& value) { assign(n, value); }
+    Column(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
+    Column(const std::vector<T>& values) { assign(values.begin(), values.end()); }
+    template <std::input_iterator It>
+    Column(It first, It last) { assign(first, last); }
+    Column(Column&& other) noexcept : block_(std::move(other.block_)), size_(std::exchange(other.size_, 0)) {}
+    Column& operator=(Column&& other) noexcept {
+        block_ = std::move(other.block_);
+        size_ = std::exchange(other.size_, 0);
+        return *this;
+    }
+    Column(const Column& other) { assign(other.begin(), other.end()); }
+    Column& operator=(const Column& other) {
+        if (this != &other) assign(other.begin(), other.end());
+        return *this;
+    }
+
+    T* data() { return reinterpret_cast<T*>(block_.data()); }
+    const T* data() const { return reinterpret_cast<const T*>(block_.data()); }
+    std::size_t size() const { return size_; }
+    std::size_t capacity() const { return block_.bytes() / sizeof(T); }
+    bool empty() const { return size_ == 0; }
+    T* begin() { return data(); }
+    T* end() { return data() + size_; }
+    const T* begin() const { return data(); }
+    const T* end() const { return data() + size_; }
+    T& operator[](std::size_t i) { return data()[i]; }
+    const T& operator[](std::size_t i) const { return data()[i]; }
+    T& at(std::size_t i) { return check(i), data()[i]; }
+    const T& at(std::size_t i) const { return check(i), data()[i]; }
+    T& front() { return data()[0]; }
+    const T& front() const { return data()[0]; }
+    T& back() { return data()[size_ - 1]; }
+    const T& back() const { return data()[size_ - 1]; }
+    bool in_file() const { return block_.in_file(); }
+    void release_pages() const { block_.release_pages(); }
+
+    void assign(std::size_t n, const T& value) {
+        replace(n);
+        if (!is_zero(value)) std::fill(begin(), end(), value);
+    }
+    template <std::input_iterator It>
+    void assign(It first, It last) {
+        const auto n = static_cast<std::size_t>(std::distance(first, last));
+        replace(n);
+        std::copy(first, last, begin());
+    }
+    void reserve(std::size_t n) {
+        if (n > capacity()) regrow(n);
+    }
+    // New elements are zero bytes, i.e. T{} for the arithmetic and enum types columns hold.
+    void resize(std::size_t n) {
+        reserve(n);
+        if (n > size_) std::memset(static_cast<void*>(data() + size_), 0, (n - size_) * sizeof(T));
+        size_ = n;
+    }
+    void resize(std::size_t n, const T& value) {
+        const std::size_t old = size_;
+        resize(n);
+        if (n > old && !is_zero(value)) std::fill(data() + old, data() + n, value);
+    }
+    void push_back(const T& value) {
+        if (size_ == capacity()) regrow(std::max<std::size_t>(16, 2 * capacity()));
+        data()[size_++] = value;
+    }
+    void pop_back() { --size_; }
+    void clear() { size_ = 0; }
+    void shrink_to_fit() {
+        if (size_ != capacity()) regrow(size_);
+    }
+    template <typename It>
+    void insert(T* at, It first, It last) {  // at the end only: all the graph code needs
+        if (at != end()) throw std::logic_error("Column::insert: only at the end");
+        for (; first != last; ++first) push_back(*first);
+    }
+
+    friend bool operator==(const Column& a, const Column& b) {
+        return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+    }
+    friend bool operator==(const Column& a, const std::vector<T>& b) {
+        return a.size_ == b.size() && std::equal(a.begin(), a.end(), b.begin());
+    }
+    operator std::span<T>() { return {data(), size_}; }
+    operator std::span<const T>() const { return {data(), size_}; }
+
+private:
+    static bool is_zero(const T& value) {
+        const T zero{};
+        return std::memcmp(&value, &zero, sizeof(T)) == 0;
+    }
+    void check(std::size_t i) const {
+        if (i >= size_) throw std::out_of_range("column index out of range");
+    }
+    // A fresh zeroed block of n elements, the old contents dropped.
+    void replace(std::size_t n) {
+        if (n != capacity()) {
+            block_ = ColumnBlock();  // freed first: the budget then sees the room
+            block_ = ColumnBlock(n * sizeof(T));
+        } else if (n) {
+            std::memset(static_cast<void*>(data()), 0, n * sizeof(T));
+        }
+        size_ = n;
+    }
+    void regrow(std::size_t n) {
+        ColumnBlock grown(n * sizeof(T));
+        if (size_) std::memcpy(grown.data(), block_.data(), std::min(size_, n) * sizeof(T));
+        block_ = std::move(grown);
+        size_ = std::min(size_, n);
+    }
+
+    ColumnBlock block_;
+    std::size_t size_ = 0;
+};
+
+}  // namespace heapgraph::graph

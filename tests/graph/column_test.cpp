@@ -1,0 +1,115 @@
+// Columns (graph/column.h): the budget picks heap memory or a file, both hold the same
+// bytes, released pages come back intact, and a column file that cannot be made is a
+// StorageError naming the directory.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "column.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace heapgraph::graph;
+namespace fs = std::filesystem;
+
+// The budget is process-wide: each test sets its own and puts the default back.
+struct Budget {
+    explicit Budget(std::uint64_t limit, std::string dir = "") { configure_storage({limit, std::move(dir)}); }
+    ~Budget() { configure_storage({}); }
+};
+
+std::uint64_t rss_file_bytes() {
+    std::ifstream status("/proc/self/status");
+    for (std::string key; status >> key;) {
+        std::uint64_t kb = 0;
+        if (key == "RssFile:" && status >> kb) return kb * 1024;
+    }
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("column: within the budget in memory, past it in a file, with the same contents") {
+    Budget budget(1 << 20);
+    Column<std::uint32_t> small(1000, 7);
+    Column<std::uint32_t> big(1 << 20);  // 4 MB: over the 1 MB budget
+    CHECK_FALSE(small.in_file());
+    CHECK(big.in_file());
+    std::iota(big.begin(), big.end(), 0u);
+    CHECK(big[123456] == 123456);
+    CHECK(small[999] == 7);
+    const StorageUse use = storage_use();
+    CHECK(use.file_columns >= 1);
+    CHECK(use.file_bytes_peak >= (4u << 20));
+    CHECK(use.heap_bytes_peak <= (1u << 20));
+}
+
+TEST_CASE("column: vector operations agree in both backings") {
+    for (std::uint64_t limit : {std::uint64_t{1}, std::uint64_t{1} << 40}) {
+        Budget budget(limit);
+        Column<std::uint64_t> c;
+        for (std::uint64_t i = 0; i < 100000; ++i) c.push_back(i * 3);  // grows through many blocks
+        CHECK(c.in_file() == (limit == 1));
+        CHECK(c.size() == 100000);
+        CHECK(c.back() == 299997);
+        c.resize(100010);
+        CHECK(c[100005] == 0);  // new elements are zero
+        c.resize(5, 9);
+        CHECK(c == std::vector<std::uint64_t>{0, 3, 6, 9, 12});
+        c.assign(3, 4);
+        CHECK(c == Column<std::uint64_t>{4, 4, 4});
+        Column<std::uint64_t> copy = c;
+        copy[0] = 1;
+        CHECK(c[0] == 4);
+        std::span<const std::uint64_t> view = copy;
+        CHECK(view.size() == 3);
+        CHECK(view[0] == 1);
+        Column<std::uint64_t> moved = std::move(copy);
+        CHECK(moved.size() == 3);
+        CHECK(copy.empty());
+        CHECK_THROWS_AS(moved.at(3), std::out_of_range);
+    }
+}
+
+TEST_CASE("column: a file column's pages leave the process and come back with the same bytes") {
+    Budget budget(1);
+    constexpr std::size_t kCount = std::size_t{16} << 20;  // 64 MB of uint32_t
+    Column<std::uint32_t> c(kCount);
+    REQUIRE(c.in_file());
+    for (std::size_t i = 0; i < kCount; ++i) c[i] = static_cast<std::uint32_t>(i * 2654435761u);
+    const std::uint64_t touched = rss_file_bytes();
+    c.release_pages();
+    const std::uint64_t released = rss_file_bytes();
+    CHECK(touched >= released + (60u << 20));
+    bool same = true;
+    for (std::size_t i = 0; i < kCount; ++i) same &= c[i] == static_cast<std::uint32_t>(i * 2654435761u);
+    CHECK(same);
+}
+
+TEST_CASE("column: no directory for a column file is a StorageError naming it and the size") {
+    Budget budget(1, heapgraph::test::temp_dir() + "/no-such-dir");
+    const std::uint64_t before = storage_use().file_columns;
+    try {
+        Column<std::uint32_t> c(1000);
+        FAIL("a column was made in a missing directory");
+    } catch (const StorageError& e) {
+        CHECK(std::string(e.what()).find("no-such-dir") != std::string::npos);
+        CHECK(std::string(e.what()).find("4000-byte") != std::string::npos);
+    }
+    CHECK(storage_use().file_columns == before + 1);
+}
+
+TEST_CASE("column: column files are unnamed and leave nothing in the directory") {
+    const std::string dir = heapgraph::test::temp_dir() + "/columns";
+    fs::create_directories(dir);
+    {
+        Budget budget(1, dir);
+        Column<std::uint8_t> c(1 << 16, 1);
+        REQUIRE(c.in_file());
+        CHECK(fs::is_empty(dir));
+    }
+    CHECK(fs::is_empty(dir));
+}
