@@ -8,9 +8,14 @@
 #       WORKDIR/bigheap-<SIZE_MB>m.hprof.gz   jcmd <pid> GC.heap_dump -all -gz=1 (multi-member gzip)
 #     plus the marker WORKDIR/bigheap-<SIZE_MB>m.done; when the marker matches (size, hash of
 #     BigHeap.java and the byte counts of both dumps), generation is skipped on re-runs.
+#     With REPLICA=N it also writes (once; again when the plain dump is newer)
+#       WORKDIR/bigheap-<SIZE_MB>m-x<N>.hprof  N copies of every object of the plain dump, made by
+#                                              bench/replicate_hprof.cpp (classes once, ids shifted)
+#     for sizes one JVM cannot conveniently dump (2 GB x8 = 17 GB; it needs that much free disk).
 #  2. Runs `heapgraph analyze DUMP --json OUT --timings --progress=never --threads N` RUNS times
-#     on each dump under /usr/bin/time -v: wall, MB/s, peak RSS, RSS/dump ratio, median wall,
-#     and the "timings" object of the JSON report (if the binary writes one).
+#     on each dump (plain, gz, and the replica if any) under /usr/bin/time -v: wall, MB/s, peak
+#     RSS, RSS/dump ratio, median wall, and the "timings" object of the JSON report (if the
+#     binary writes one).
 #  3. If Debian's visualvm package is installed (/usr/share/visualvm), runs the VisualVM 2.1.5
 #     peer (/work/shared/peers/visualvm/run.sh) once on the plain dump and prints its wall time,
 #     peak RSS and the VisualVM/heapgraph ratios.
@@ -31,6 +36,15 @@
 #               dominator phase is slow on this heap: ~6 min for the 200 MB dump, still
 #               unfinished after 27 min (when it was stopped) for the 2 GB one.
 #   REGEN=1     regenerate the dumps even if the marker matches
+#   REPLICA=N   also benchmark an N-times replica of the plain dump (N >= 2; default: none).
+#               Copies k >= 1 share copy 0's classes, and static fields point into copy 0, so
+#               what only statics hold is unreachable in the copies: BigHeap's 256 MB dump x2
+#               reaches 1.2x, not 2x, the bytes. REPLICA_ROOTS=1 passes --root-class-refs (each
+#               copy roots what the classes refer to: reachable bytes then scale N-fold) and
+#               writes bigheap-<SIZE_MB>m-x<N>-rooted.hprof instead.
+#   REPLICATE   replicate_hprof binary (default: target replicate_hprof of build-release when
+#               that build dir has it, else compiled from bench/replicate_hprof.cpp with ${CXX:-c++}
+#               into WORKDIR/bin)
 set -euo pipefail
 
 SIZE_MB=${1:-2048}
@@ -46,6 +60,7 @@ PEER_DIR=${PEER_DIR:-/work/shared/peers/visualvm}
 
 [[ $SIZE_MB =~ ^[0-9]+$ ]] || { echo "usage: $0 [SIZE_MB=2048] [WORKDIR=/tmp/heapgraph-e2e]" >&2; exit 2; }
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "RUNS must be a positive integer" >&2; exit 2; }
+[[ -z ${REPLICA:-} || $REPLICA =~ ^[1-9][0-9]*$ ]] || { echo "REPLICA must be a positive integer" >&2; exit 2; }
 mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd)
 
@@ -144,6 +159,49 @@ printf 'generation: heap build+gc %ss (JVM start to READY), jcmd plain %ss, jcmd
     "$(marker_get build_s)" "$(marker_get dump_plain_s)" "$(marker_get dump_gz_s)"
 printf 'generator:  %s\n' "$(marker_get stats)"
 
+# ---------------------------------------------------------------------------- 1b. replica
+# replicator: REPLICATE, else build-release's target, else compiled here from its one source file
+find_replicator() {
+    [[ -n ${REPLICATE:-} ]] && return
+    local src=$REPO/bench/replicate_hprof.cpp build=$REPO/build-release
+    # bench/ (and so the target) exists only in developer builds without sanitizers
+    if grep -qx 'HEAPGRAPH_DEVELOPER:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null &&
+        ! grep -qx 'HEAPGRAPH_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
+        cmake --build "$build" --target replicate_hprof >/dev/null
+        REPLICATE=$build/bench/replicate_hprof
+    else
+        REPLICATE=$WORKDIR/bin/replicate_hprof
+        if [[ ! -x $REPLICATE || $src -nt $REPLICATE ]]; then
+            echo "compiling $REPLICATE ..."
+            mkdir -p "$WORKDIR/bin"
+            "${CXX:-c++}" -std=c++20 -O2 -o "$REPLICATE.tmp" "$src" && mv -f "$REPLICATE.tmp" "$REPLICATE"
+        fi
+    fi
+}
+
+REPLICA_FILE=
+if [[ -n ${REPLICA:-} ]]; then
+    REPLICA_FLAGS=() REPLICA_LABEL=x$REPLICA
+    if [[ ${REPLICA_ROOTS:-0} == 1 ]]; then
+        REPLICA_FLAGS=(--root-class-refs) REPLICA_LABEL=x$REPLICA-rooted
+    fi
+    REPLICA_FILE=$WORKDIR/$NAME-$REPLICA_LABEL.hprof
+    if [[ -f $REPLICA_FILE && $REPLICA_FILE -nt $PLAIN ]]; then
+        echo "replica:    reusing $REPLICA_FILE"
+    else
+        find_replicator
+        [[ -x $REPLICATE ]] || { echo "replicate_hprof binary not found: $REPLICATE" >&2; exit 1; }
+        rm -f "$REPLICA_FILE"
+        need=$((PLAIN_B * REPLICA)) avail=$(df --output=avail -B1 "$WORKDIR" | tail -1)
+        ((avail > need)) || { echo "replica needs ~$(mb "$need") MB, $WORKDIR has $(mb "$avail") MB free" >&2; exit 1; }
+        echo "replica:    $REPLICATE ${REPLICA_FLAGS[*]:-} $(basename "$PLAIN") $(basename "$REPLICA_FILE") $REPLICA"
+        t0=$(now)
+        "$REPLICATE" "${REPLICA_FLAGS[@]}" "$PLAIN" "$REPLICA_FILE" "$REPLICA" | sed 's/^/  /'
+        echo "  took $(secs "$t0" "$(now)") s"
+    fi
+    printf 'replica:    %s  %s MB (%d bytes)\n' "$REPLICA_FILE" "$(mb "$(fsize "$REPLICA_FILE")")" "$(fsize "$REPLICA_FILE")"
+fi
+
 # ---------------------------------------------------------------------------- 2. heapgraph
 if [[ -z ${HEAPGRAPH:-} ]]; then
     HEAPGRAPH=$REPO/build-release/cli/heapgraph
@@ -189,13 +247,14 @@ print(wall, m.group(1) if m else 0)
 EOF
 }
 
-# run_hg LABEL DUMP -> prints per-run lines; sets MED_WALL and MAX_RSS_KB
+# run_hg LABEL DUMP [UNCOMPRESSED_BYTES=size of the plain dump] -> prints per-run lines; sets
+# MED_WALL and MAX_RSS_KB
 run_hg() {
-    local label=$1 dump=$2 bytes i rc out tf log walls=() wall rss
+    local label=$1 dump=$2 raw=${3:-$PLAIN_B} bytes i rc out tf log walls=() wall rss
     bytes=$(fsize "$dump")
     MAX_RSS_KB=0
     echo
-    echo "[$label] $(basename "$dump")  ($(mb "$bytes") MB on disk, $(mb "$PLAIN_B") MB uncompressed)"
+    echo "[$label] $(basename "$dump")  ($(mb "$bytes") MB on disk, $(mb "$raw") MB uncompressed)"
     for ((i = 1; i <= RUNS; i++)); do
         out=$WORKDIR/hg-$NAME-$label-$i.json; tf=$out.time; log=$out.log
         local attempt
@@ -218,7 +277,7 @@ run_hg() {
         read -r wall rss < <(timev "$tf")
         walls+=("$wall")
         ((rss > MAX_RSS_KB)) && MAX_RSS_KB=$rss
-        python3 - "$wall" "$rss" "$bytes" "$PLAIN_B" "$i" <<'EOF'
+        python3 - "$wall" "$rss" "$bytes" "$raw" "$i" <<'EOF'
 import sys
 wall, rss, b, plain, i = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 M = 1048576
@@ -255,6 +314,9 @@ EOF
 run_hg plain "$PLAIN"
 HG_WALL=$MED_WALL; HG_RSS_KB=$MAX_RSS_KB; HG_JSON=$WORKDIR/hg-$NAME-plain-$RUNS.json
 run_hg gz "$GZ"
+if [[ -n $REPLICA_FILE ]]; then
+    run_hg "$REPLICA_LABEL" "$REPLICA_FILE" "$(fsize "$REPLICA_FILE")"
+fi
 
 # ---------------------------------------------------------------------------- 3. VisualVM peer
 hr
