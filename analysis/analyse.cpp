@@ -42,6 +42,10 @@ void walk_edges(const Input& in, Findings& f, const Options& options, std::vecto
         to_read = property_nodes(in.graph);
     }
     f.paths = graph::shortest_path_tree(in.graph, in.weak_edges);
+    // The dominator step's search follows: what the walks touched (the path tree, the node
+    // attributes) is not read again until the suspects, so file-backed pages leave now.
+    f.paths.release_pages();
+    in.graph.kind.release_pages(), in.graph.class_index.release_pages(), in.graph.reachable.release_pages();
 }
 
 // Seconds `work` took: what runs beside a stage is named in that stage's note.

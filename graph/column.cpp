@@ -3,6 +3,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+#include <unordered_map>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -16,12 +20,76 @@ namespace heapgraph::graph {
 
 namespace {
 
+// Resident pages of file-backed columns count against the budget too: a pager thread reads the
+// process's resident file pages every few milliseconds and, past what the budget leaves
+// beside the heap-backed columns, drops every column file's pages (the kernel keeps them in
+// its page cache, or writes them out under pressure, and maps them back on the next touch).
+// Without it a pass over file columns keeps all it touched until the pass ends.
+class Pager {
+public:
+    ~Pager() { stop(); }
+    // Called with the budget's mutex held, as are forget() and the release in run().
+    void watch(std::byte* data, std::size_t bytes, std::mutex& mutex, const std::uint64_t* allowance) {
+        blocks_[data] = bytes;
+        if (!thread_.joinable()) thread_ = std::thread([this, &mutex, allowance] { run(mutex, allowance); });
+    }
+    void forget(std::byte* data) { blocks_.erase(data); }
+    void stop() {
+        {
+            std::lock_guard lock(stop_mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    static std::uint64_t resident_file_bytes() {
+        std::FILE* statm = std::fopen("/proc/self/statm", "r");
+        unsigned long long size = 0, resident = 0, shared = 0;
+        if (statm) {
+            if (std::fscanf(statm, "%llu %llu %llu", &size, &resident, &shared) != 3) shared = 0;
+            std::fclose(statm);
+        }
+        return shared * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    }
+    void run(std::mutex& mutex, const std::uint64_t* allowance) {
+        std::unique_lock stop_lock(stop_mutex_);
+        while (!wake_.wait_for(stop_lock, std::chrono::milliseconds(20), [this] { return stopping_; })) {
+            const std::uint64_t resident = resident_file_bytes();
+            std::lock_guard lock(mutex);
+            if (resident <= *allowance) continue;
+            for (const auto& [data, bytes] : blocks_) ::madvise(data, bytes, MADV_DONTNEED);
+            ++releases;
+        }
+    }
+
+public:
+    std::uint64_t releases = 0;
+
+private:
+    std::unordered_map<std::byte*, std::size_t> blocks_;
+    std::thread thread_;
+    std::mutex stop_mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+};
+
 struct Budget {
     std::mutex mutex;
     bool configured = false;
     StorageOptions options;
     std::uint64_t heap_bytes = 0, file_bytes = 0;
+    // Resident column-file bytes the pager lets be: the budget's room beside the heap
+    // columns, and at least 64 MB so a tiny budget does not page every few milliseconds.
+    std::uint64_t file_allowance = 0;
     StorageUse use;
+    Pager pager;  // last: stopped before the rest goes
+
+    void update_allowance() {
+        const std::uint64_t room = options.memory_limit > heap_bytes ? options.memory_limit - heap_bytes : 0;
+        file_allowance = std::max<std::uint64_t>(room, std::uint64_t{64} << 20);
+    }
 };
 
 Budget& budget() {
@@ -53,6 +121,7 @@ void settle(Budget& b) {
     }
     b.use.memory_limit = b.options.memory_limit;
     b.use.temp_dir = b.options.temp_dir;
+    b.update_allowance();
 }
 
 std::string errno_text(const char* what, std::size_t bytes, const std::string& dir) {
@@ -95,7 +164,9 @@ StorageUse storage_use() {
     Budget& b = budget();
     std::lock_guard lock(b.mutex);
     settle(b);
-    return b.use;
+    StorageUse use = b.use;
+    use.page_releases = b.pager.releases;
+    return use;
 }
 
 std::string storage_summary() {
@@ -107,7 +178,8 @@ std::string storage_summary() {
     };
     const std::string limit = use.memory_limit == UINT64_MAX ? "no limit" : "limit " + gb(use.memory_limit);
     std::string text = use.file_columns ? "files under " + use.temp_dir + " (" + std::to_string(use.file_columns) +
-                                              " columns, peak " + gb(use.file_bytes_peak) + "); memory"
+                                              " columns, peak " + gb(use.file_bytes_peak) + ", pages dropped " +
+                                              std::to_string(use.page_releases) + " times); memory"
                                         : "memory";
     return text + " (" + limit + ", peak " + gb(use.heap_bytes_peak) + ")";
 }
@@ -128,12 +200,15 @@ ColumnBlock::ColumnBlock(std::size_t bytes) {
         } else {
             b.heap_bytes += bytes;
             b.use.heap_bytes_peak = std::max(b.use.heap_bytes_peak, b.heap_bytes);
+            b.update_allowance();
         }
     }
     bytes_ = bytes;  // counted: give_back() returns them if what follows throws
     try {
         if (in_file_) {
             data_ = map_file(bytes, dir);
+            std::lock_guard lock(b.mutex);
+            b.pager.watch(data_, bytes_, b.mutex, &b.file_allowance);
         } else {
             data_ = static_cast<std::byte*>(std::calloc(bytes, 1));  // big blocks: zero pages, untouched
             if (!data_) throw std::bad_alloc();
@@ -148,13 +223,14 @@ ColumnBlock::~ColumnBlock() { give_back(); }
 
 void ColumnBlock::give_back() noexcept {
     if (bytes_ == 0) return;
+    Budget& b = budget();
+    std::lock_guard lock(b.mutex);  // the pager does not touch a block while it is unmapped
     if (data_) {
-        if (in_file_) ::munmap(data_, bytes_);
+        if (in_file_) b.pager.forget(data_), ::munmap(data_, bytes_);
         else std::free(data_);
     }
-    Budget& b = budget();
-    std::lock_guard lock(b.mutex);
     (in_file_ ? b.file_bytes : b.heap_bytes) -= bytes_;
+    b.update_allowance();
     data_ = nullptr, bytes_ = 0;
 }
 

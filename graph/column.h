@@ -7,7 +7,9 @@
 // crash), reserved with fallocate so a full disk is an error and not a SIGBUS, and mapped
 // shared. `release_pages()` drops its pages from the process after a pass over it (the
 // kernel writes them back and reads them in again on the next pass); for a heap-backed
-// column it does nothing. Results never depend on the backing: the bytes are the same.
+// column it does nothing. Within a pass, a pager thread drops every column file's pages
+// whenever the process's resident file pages pass what the budget leaves beside the
+// heap-backed columns. Results never depend on the backing: the bytes are the same.
 //
 // Column<T> has the parts of std::vector's interface the graph code uses, for trivially
 // copyable T only, and is a contiguous range (std::span converts from it).
@@ -49,6 +51,7 @@ struct StorageUse {
     std::uint64_t heap_bytes_peak = 0;  // of heap-backed columns at once
     std::uint64_t file_bytes_peak = 0;  // of file-backed columns at once
     std::uint64_t file_columns = 0;     // file-backed columns made
+    std::uint64_t page_releases = 0;    // times the pager dropped the column files' pages
     std::string temp_dir;
 };
 StorageUse storage_use();
