@@ -159,7 +159,7 @@ std::vector<JcmdFrame> jcmd_frames(const std::string& dump, const std::string& t
 
 }  // namespace
 
-TEST_CASE("threads: names, states and frames equal jcmd Thread.print's; the planted locals sit in their frames") {
+TEST_CASE("threads: names, states and frames equal jcmd Thread.print's, the planted locals sit in their frames") {
     LoadedDump dump = load_dump(test::data_path("samples/contentdemo.hprof.gz"), {});
     analysis::Findings f = analysis::analyse(dump, {});
     REQUIRE(f.content.threads_from == "hprof");

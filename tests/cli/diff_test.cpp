@@ -59,7 +59,7 @@ TEST_CASE("diff: the planted holder of a stepwise leak comes first, with its pat
     CHECK(listeners);
 }
 
-TEST_CASE("diff: --fail-on-growth trips on the leak with exit 5 and one line; --quiet prints nothing else") {
+TEST_CASE("diff: --fail-on-growth trips on the leak with exit 5 and one line, --quiet prints nothing else") {
     std::string dumps = sample("stepleak-1") + " " + sample("stepleak-3");
     heapgraph::test::Run r = run("diff " + dumps + " --fail-on-growth 50% --json /dev/null --quiet");
     CHECK(r.code == 5);
@@ -90,7 +90,7 @@ TEST_CASE("diff: two dumps of one steady state show no growth and pass the gates
     CHECK(d["reachable_growth_bytes"].get<std::int64_t>() <= 0);
 }
 
-TEST_CASE("diff: a dump against its own snapshot shows zero growth; the snapshot is under 1% of the dump") {
+TEST_CASE("diff: a dump against its own snapshot shows zero growth, the snapshot is under 1% of the dump") {
     std::string snap = temp_dir() + "/stepleak-1.snap";
     REQUIRE(run("analyze " + sample("stepleak-1") + " --json /dev/null --save " + snap).code == 0);
     auto snap_bytes = std::filesystem::file_size(snap), dump_bytes = std::filesystem::file_size(sample("stepleak-1"));

@@ -46,7 +46,7 @@ TEST_CASE("estimate: the scan counts the objects the whole load builds, without 
     }
 }
 
-TEST_CASE("estimate: JSON with memory and temporary disk; memory within 25% of the measured peak") {
+TEST_CASE("estimate: JSON with memory and temporary disk, memory within 25% of the measured peak") {
     for (const char* name : kDumps) {
         CAPTURE(name);
         heapgraph::test::Run e = run("estimate " + data_path(name) + " 2>/dev/null");
@@ -63,7 +63,8 @@ TEST_CASE("estimate: JSON with memory and temporary disk; memory within 25% of t
         std::string json = temp_dir() + "/estimate-run.json";
         REQUIRE(run("analyze " + data_path(name) + " --timings --json " + json).code == 0);
         std::uint64_t peak = 0;
-        for (const auto& t : nlohmann::json::parse(slurp(json))["timings"])
+        const auto report = nlohmann::json::parse(slurp(json));  // named: a range-for over a temporary's member dangles
+        for (const auto& t : report["timings"])
             peak = std::max(peak, t["peak_rss_bytes"].get<std::uint64_t>());
         const double ratio = estimate["memory_bytes"].get<double>() / static_cast<double>(peak);
         CAPTURE(ratio);

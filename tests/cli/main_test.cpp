@@ -18,7 +18,7 @@ using heapgraph::test::run;
 using heapgraph::test::slurp;
 using heapgraph::test::temp_dir;
 
-TEST_CASE("cli: --version and --help exit 0; a bad option exits 1") {
+TEST_CASE("cli: --version and --help exit 0, a bad option exits 1") {
     CHECK(run("--version").out.find("heapgraph 0.") == 0);
     CHECK(run("--version").code == 0);
     CHECK(run("--help").code == 0);
@@ -136,7 +136,7 @@ TEST_CASE("cli: the report carries dominators, class loaders and retained column
           std::string::npos);
 }
 
-TEST_CASE("cli: --progress=always draws bars on stderr; auto stays quiet off a terminal") {
+TEST_CASE("cli: --progress=always draws bars on stderr, auto stays quiet off a terminal") {
     std::string dump = data_path("samples/leakdemo.hprof");
     heapgraph::test::Run always = run("analyze " + dump + " --progress=always --json /dev/null");
     CHECK(always.code == 0);
@@ -165,7 +165,7 @@ TEST_CASE("cli: --timings prints stage times and adds them to the JSON") {
     CHECK(report["timings"][8]["note"].get<std::string>().find("condensed to ") == 0);
 }
 
-TEST_CASE("cli: --memory-limit takes sizes; past it columns go to files under --temp-dir, which --timings says") {
+TEST_CASE("cli: --memory-limit takes sizes, past it columns go to files under --temp-dir, which --timings says") {
     const std::string dump = data_path("hprof/sun_jdk6_32bit.hprof");
     for (const char* bad : {"0", "-1", "12Q", "1.5.2G", "nan", "1e30G", " 5"})
         CHECK_MESSAGE(run("analyze " + dump + " --json /dev/null --memory-limit '" + bad + "'").code == 1, bad);

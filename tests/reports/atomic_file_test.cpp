@@ -56,7 +56,7 @@ TEST_CASE("atomic file: a writer that throws midway leaves the old file and no t
     CHECK(files_in(dir) == std::vector<std::string>{"report.json"});
 }
 
-TEST_CASE("atomic file: a directory that does not exist is an error naming the path; nothing is created") {
+TEST_CASE("atomic file: a directory that does not exist is an error naming the path, nothing is created") {
     std::string dir = fresh_dir("atomic-missing");
     try {
         reports::write_atomically(dir + "/no/such/report.json", [](std::ostream& out) { out << "x"; });

@@ -44,7 +44,7 @@ Snapshot heap(std::uint64_t total, std::uint64_t list, std::uint64_t other, bool
 
 }  // namespace
 
-TEST_CASE("diff: growth is matched by signature; the child that explains its parent's growth is reported") {
+TEST_CASE("diff: growth is matched by signature, the child that explains its parent's growth is reported") {
     Diff d = diff_snapshots({heap(1000, 100, 500, true), heap(2000, 900, 520, false)}, {});
     CHECK(d.threshold_bytes == 20);
     REQUIRE(d.suspects.size() == 1);  // class A gave way to its list; C grew by exactly the threshold (not more)
