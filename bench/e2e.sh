@@ -171,10 +171,12 @@ find_replicator() {
         REPLICATE=$build/bench/replicate_hprof
     else
         REPLICATE=$WORKDIR/bin/replicate_hprof
-        if [[ ! -x $REPLICATE || $src -nt $REPLICATE ]]; then
+        if [[ ! -x $REPLICATE || $src -nt $REPLICATE || -n $(find "$REPO/formats" -newer "$REPLICATE" -print -quit) ]]; then
             echo "compiling $REPLICATE ..."
             mkdir -p "$WORKDIR/bin"
-            "${CXX:-c++}" -std=c++20 -O2 -o "$REPLICATE.tmp" "$src" && mv -f "$REPLICATE.tmp" "$REPLICATE"
+            # it uses formats/ (the HPROF value sizes): compiled in, no build dir needed
+            "${CXX:-c++}" -std=c++20 -O2 -I"$REPO/formats" -o "$REPLICATE.tmp" "$src" "$REPO"/formats/*.cpp &&
+                mv -f "$REPLICATE.tmp" "$REPLICATE"
         fi
     fi
 }

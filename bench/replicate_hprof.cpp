@@ -1,6 +1,6 @@
 // replicate_hprof [--root-class-refs] IN.hprof OUT.hprof N: writes an N-times larger copy of
 // an uncompressed HPROF heap dump, for benchmarks that need a bigger heap than one JVM
-// conveniently dumps (bench/e2e.sh REPLICA=N). Self-contained: the standard library and POSIX.
+// conveniently dumps (bench/e2e.sh REPLICA=N). Uses only formats/ (for the HPROF value sizes).
 //
 // The header and every record that is not a heap dump are copied once. Each HEAP DUMP and HEAP
 // DUMP SEGMENT record is written N times as HEAP DUMP SEGMENTs: copy 0 byte for byte, copy k
@@ -48,6 +48,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "common.h"
 
 namespace {
 
@@ -216,17 +218,7 @@ inline void store_id(std::uint8_t* p, unsigned id_size, std::uint64_t value) {
     store_be(p, id_size, value);
 }
 
-// Size of a value of an HPROF basic type; 0 for a type that does not exist.
-unsigned basic_type_size(std::uint8_t type, unsigned id_size) {
-    switch (type) {
-        case 2: return id_size;
-        case 4: case 8: return 1;
-        case 5: case 9: return 2;
-        case 6: case 10: return 4;
-        case 7: case 11: return 8;
-        default: return 0;
-    }
-}
+using heapgraph::basic_type_size;  // formats/: the one table of HPROF value sizes
 
 // ---- input ----------------------------------------------------------------------------------
 

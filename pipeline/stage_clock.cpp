@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -38,6 +39,10 @@ std::uint64_t peak_rss_bytes() {
 
 void StageClock::start(std::string stage) {
     stop();
+    // The stage before freed its work arrays; those under the mmap threshold leave holes in
+    // the heap that glibc keeps mapped until told: give their pages back before the next
+    // stage allocates its own.
+    ::malloc_trim(0);
     stage_ = std::move(stage);
     set_current_stage(stage_);
     started_ = now_seconds();
