@@ -36,6 +36,8 @@
 #               dominator phase is slow on this heap: ~6 min for the 200 MB dump, still
 #               unfinished after 27 min (when it was stopped) for the 2 GB one.
 #   REGEN=1     regenerate the dumps even if the marker matches
+#   MEMORY_LIMIT=SIZE  passes --memory-limit SIZE (graph columns past it go to files under
+#               --temp-dir; docs/pipeline.md, "Column storage"); default: heapgraph's own
 #   REPLICA=N   also benchmark an N-times replica of the plain dump (N >= 2; default: none).
 #               Copies k >= 1 share copy 0's classes, and static fields point into copy 0, so
 #               what only statics hold is unreachable in the copies: BigHeap's 256 MB dump x2
@@ -222,7 +224,7 @@ snapshot_hg() { cp -f "$HEAPGRAPH_SRC" "$HEAPGRAPH.tmp" && mv -f "$HEAPGRAPH.tmp
 snapshot_hg
 
 # Flags under development: passed only if `analyze --help` lists them.
-WANT_FLAGS=(--timings --progress=never)
+WANT_FLAGS=(--timings --progress=never ${MEMORY_LIMIT:+--memory-limit=$MEMORY_LIMIT})
 hg_flags() {
     local help f
     help=$("$HEAPGRAPH" analyze --help 2>&1 || true)

@@ -31,7 +31,7 @@ void add_load_options(CLI::App* cmd, LoadOptions& load) {
     cmd->add_option_function<std::string>(
            "--memory-limit", [&load](const std::string& text) { load.memory_limit = parse_size(text).value_or(0); },
            "Graph columns kept in memory, in bytes (K, M, G: powers of 1024); the rest go to files under --temp-dir "
-           "(default: 80% of MemAvailable)")
+           "(default: half of MemAvailable)")
         ->check(kSize);
     cmd->add_flag("--allow-truncated", load.allow_truncated, kAllowTruncatedHelp);
 }

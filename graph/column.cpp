@@ -113,7 +113,7 @@ void settle(Budget& b) {
     b.configured = true;
     if (!b.options.memory_limit) {
         const std::uint64_t available = mem_available_bytes();
-        b.options.memory_limit = available ? available / 5 * 4 : UINT64_MAX;
+        b.options.memory_limit = available ? available / 2 : UINT64_MAX;
     }
     if (b.options.temp_dir.empty()) {
         const char* tmp = std::getenv("TMPDIR");

@@ -31,7 +31,7 @@
 namespace heapgraph::graph {
 
 struct StorageOptions {
-    // Bytes of columns kept in heap memory before columns go to files; 0: the default, 80%
+    // Bytes of columns kept in heap memory before columns go to files; 0: the default, half
     // of MemAvailable when the first column is made.
     std::uint64_t memory_limit = 0;
     std::string temp_dir;  // "" : $TMPDIR, else /tmp

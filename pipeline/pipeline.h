@@ -34,7 +34,7 @@ struct LoadOptions {
     std::uint64_t max_inflated_bytes = std::uint64_t{1} << 40;  // gzip bomb guard
     std::string temp_dir;  // where gzip dumps inflate and file-backed columns go (default: $TMPDIR, else /tmp)
     // Bytes of graph columns held in heap memory before columns go to files under temp_dir
-    // (graph::configure_storage, process-wide: the CLI sets it once); 0: 80% of MemAvailable.
+    // (graph::configure_storage, process-wide: the CLI sets it once); 0: half of MemAvailable.
     std::uint64_t memory_limit = 0;
     std::string javacore;  // PHD only: a javacore written with the dump, for thread roots and class loaders
     // A dump cut short is read up to its last whole record, with a `truncated` warning saying
