@@ -16,6 +16,7 @@
 
 #include "ibm_sink.h"
 #include "loader_steps.h"
+#include "mapped_file.h"
 
 namespace heapgraph {
 
@@ -130,8 +131,10 @@ DecodeError cut_hint(Bytes text, DecodeError error) {
     return with_truncation_hint(std::move(error), "the file ends at " + hex_offset(text.size()) + " inside this line: ");
 }
 
+// `release`: the text is a file mapping; a decoded block's pages go back (its records hold
+// copies), or a multi-gigabyte file stays resident through the whole load.
 Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& info, LoaderFrame& frame,
-                    const LoadOptions& options) {
+                    const LoadOptions& options, bool release) {
     Parsed parsed;
     ClassicTotals totals;
     std::uint64_t next = header.body_offset, line = header.body_line;
@@ -154,6 +157,7 @@ Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& inf
             auto& records = std::get<ClassicRecords>(result.records);
             if (auto error = add_classic_block(totals, records)) return cut_hint(text, std::move(*error));
             parsed.blocks.push_back(std::move(records));
+            if (release) release_pages(text.subspan(block.begin, block.end - block.begin));
             frame.progress(block.end, text.size());
             return std::nullopt;
         });
@@ -199,7 +203,7 @@ Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std
 
 }  // namespace
 
-LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options) {
+LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options, bool file_mapping) {
     LoaderFrame frame(info, options);
     ClassicHeader header = take(info, read_classic_header(file));
     std::vector<std::uint8_t> ascii;
@@ -213,7 +217,7 @@ LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options) {
     frame.start("decode");
     // A cut dump is read up to its last whole record (the end of a file that ends with "// EOF").
     const std::uint64_t whole = options.allow_truncated ? classic_whole_records_end(text, header) : text.size();
-    Parsed parsed = parse_blocks(text.first(whole), header, info, frame, options);
+    Parsed parsed = parse_blocks(text.first(whole), header, info, frame, options, file_mapping && !header.ebcdic);
     std::optional<DecodeError> cut = parsed.cut;
     frame.stop();
     LoadedDump loaded = build(std::move(parsed), header, info, options);
