@@ -130,7 +130,7 @@ LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options)
             return load_gzip(bytes, source.file_mapping, std::move(info), options);
         case DumpFormat::phd:
             if (source.inflated) info.format = "phd-gz";
-            return load_phd(bytes, std::move(info), options);
+            return load_phd(bytes, std::move(info), options, source.file_mapping);
         case DumpFormat::classic:
             if (source.inflated) info.format = "classic-gz";
             return load_classic(bytes, std::move(info), options, source.file_mapping);

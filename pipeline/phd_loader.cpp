@@ -9,6 +9,7 @@
 
 #include "ibm_sink.h"
 #include "loader_steps.h"
+#include "mapped_file.h"
 
 namespace heapgraph {
 
@@ -72,7 +73,7 @@ DecodedRun decode_run(Bytes file, const PhdHeader& header, const PhdRun& run) {
 
 }  // namespace
 
-LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
+LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options, bool file_mapping) {
     LoaderFrame frame(info, options);
     PhdHeader header = take(info, read_phd_header(file));
     if (info.format.empty()) info.format = "phd";
@@ -89,6 +90,8 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options) {
         [&](const PhdRun& run, DecodedRun& result) -> std::optional<DecodeError> {
             if (auto* error = std::get_if<DecodeError>(&result.chunk)) return std::move(*error);
             heap.chunks.push_back(std::move(std::get<IbmChunk>(result.chunk)));
+            // The run's records are in the chunk: its pages of a mapped file go back.
+            if (file_mapping) release_pages(file.subspan(run.start.offset, run.end - run.start.offset));
             heap.class_refs_dropped += result.class_refs_dropped;
             for (std::size_t k = 0; k < static_cast<std::size_t>(PhdRecordKind::count_); ++k)
                 if (result.counts_by_kind[k]) info.sub_records[phd_record_name(static_cast<PhdRecordKind>(k))] += result.counts_by_kind[k];

@@ -5,6 +5,8 @@
 
 namespace heapgraph {
 
-LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options);
+// `file_mapping`: `file` is a read-only file mapping, whose pages can be given back once
+// their run is decoded (never for the caller's own bytes).
+LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options, bool file_mapping = false);
 
 }  // namespace heapgraph
