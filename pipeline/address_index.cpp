@@ -123,9 +123,9 @@ std::uint32_t AddressIndex::node_of(std::uint64_t address) const {
     return page->base + page->word_rank[in_page / 64] + static_cast<std::uint32_t>(std::popcount(word & (bit - 1)));
 }
 
-std::vector<std::uint64_t> AddressIndex::addresses() const {
-    if (!dense_) return sorted_;
-    std::vector<std::uint64_t> out;
+graph::Column<std::uint64_t> AddressIndex::addresses() const {
+    if (!dense_) return {sorted_.begin(), sorted_.end()};
+    graph::Column<std::uint64_t> out;
     out.reserve(count_);
     for (std::uint64_t p = 0; p < table_.size(); ++p) {
         const Page* page = table_[p].load();

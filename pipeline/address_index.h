@@ -12,6 +12,8 @@
 #include <span>
 #include <vector>
 
+#include "column.h"
+
 namespace heapgraph {
 
 class AddressIndex {
@@ -35,7 +37,7 @@ public:
     std::uint32_t node_of(std::uint64_t address) const;
     std::uint32_t size() const { return count_; }
     bool dense() const { return dense_; }
-    std::vector<std::uint64_t> addresses() const;  // by node id
+    graph::Column<std::uint64_t> addresses() const;  // by node id
     std::uint64_t sparse_duplicates() const { return sparse_duplicates_; }
 
 private:

@@ -86,6 +86,7 @@ public:
         parts_.blocks = {};
         clock.start("transpose");
         loaded.addresses = std::move(addresses_);
+        loaded.addresses.release_pages();  // read again by the value pass and the reports only
         input_.out = &out_;
         if (parts_.progress)
             input_.progress = [this](std::uint64_t done, std::uint64_t total) {
@@ -424,7 +425,7 @@ private:
     HeapParts& parts_;
     DumpInfo& info_;
     AddressIndex index_;
-    std::vector<ObjectId> addresses_;
+    graph::Column<ObjectId> addresses_;
     graph::HeapInput input_;
     graph::Csr out_;
     std::map<std::string, std::uint32_t> by_name_;

@@ -99,7 +99,7 @@ struct BuiltHeap {
     const HeapParts& parts;
     graph::HeapInput& input;
     graph::Csr& out;
-    const std::vector<ObjectId>& addresses;
+    const graph::Column<ObjectId>& addresses;
     const AddressIndex& index;
     std::uint32_t class_of_classes = 0;
     std::uint32_t primitive_class[12] = {};  // by element type

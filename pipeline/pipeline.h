@@ -88,7 +88,7 @@ struct DumpSource;  // pipeline/edge_names.h
 struct LoadedDump {
     DumpInfo info;
     graph::HeapGraph graph;
-    std::vector<ObjectId> addresses;  // by node id, ascending
+    graph::Column<ObjectId> addresses;  // by node id, ascending (a graph column: 8 bytes an object)
     std::vector<Warning> warnings;
     std::vector<StageTiming> timings;
     // HPROF only (empty for PHD and classic text, whose records name no fields): the weak
