@@ -168,14 +168,6 @@ void make_tables(Findings& f, const Options& options) {
                          [&] { out.dominators = graph::top_dominators(f.retained, options.top); });
 }
 
-// Between stages: the graph's file-backed columns leave the process (graph/column.h); the
-// next stage maps back in what it reads.
-void release_columns(const Findings& f) {
-    f.graph.release_pages();
-    f.retained.release_pages();
-    f.paths.release_pages();
-}
-
 }  // namespace
 
 Findings analyse(Input in, const Options& options) {
@@ -188,10 +180,8 @@ Findings analyse(Input in, const Options& options) {
         StageClock clock(f.timings, options.progress);
         std::vector<graph::NodeId> to_read;
         dominators_and_walks(in, f, options, clock, to_read);
-        release_columns(f);
         clock.start("suspects");
         find_suspects_and_holders(in, f, options);
-        release_columns(f);
         InspectedNodes inspected;
         if (options.report) {
             inspected = inspected_nodes(f, options.top, options.inspect);
@@ -199,14 +189,12 @@ Findings analyse(Input in, const Options& options) {
         }
         DumpValues values;
         name_paths_and_read_values(in, f, options, value_request(f.addresses, std::move(to_read)), values, clock);
-        release_columns(f);
         if (options.report) {
             clock.start("values");
             analyse_contents(in, f, options, values, inspected);
         }
         clock.start("tables");
         make_tables(f, options);
-        release_columns(f);
     }
     return f;
 }

@@ -44,17 +44,9 @@ std::string memory_budget() {
     rlimit limit{};
     if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
         out += "address-space limit " + mebibytes(limit.rlim_cur) + "; ";
-    std::ifstream cgroup("/sys/fs/cgroup/memory.max");
-    std::string max;
-    if (cgroup >> max && max != "max") out += "cgroup limit " + mebibytes(std::strtoull(max.c_str(), nullptr, 10)) + "; ";
-    std::ifstream meminfo("/proc/meminfo");
-    for (std::string key; meminfo >> key;) {
-        std::uint64_t kib = 0;
-        meminfo >> kib;
-        if (key == "MemAvailable:") return out + "MemAvailable " + mebibytes(kib * 1024);
-        meminfo.ignore(64, '\n');
-    }
-    return out + "MemAvailable unknown";
+    if (std::uint64_t cgroup = graph::cgroup_memory_max_bytes()) out += "cgroup limit " + mebibytes(cgroup) + "; ";
+    const std::uint64_t available = graph::mem_available_bytes();
+    return out + (available ? "MemAvailable " + mebibytes(available) : "MemAvailable unknown");
 }
 
 }  // namespace
@@ -96,6 +88,7 @@ std::string check_count(const std::string& text, unsigned long long max) {
 }
 
 std::optional<std::uint64_t> parse_size(const std::string& text) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;  // stod skips spaces
     std::size_t used = 0;
     double number = 0;
     try {
@@ -110,7 +103,7 @@ std::optional<std::uint64_t> parse_size(const std::string& text) {
         {"G", 0x1p30}, {"GB", 0x1p30}, {"GIB", 0x1p30}, {"T", 0x1p40}, {"TB", 0x1p40}, {"TIB", 0x1p40}};
     for (const auto& [name, scale] : kUnits) {
         const double bytes = number * scale;
-        if (unit == name && std::isfinite(bytes) && bytes >= 1 && bytes < 0x1p63 && !std::isspace(text[0]))
+        if (unit == name && std::isfinite(bytes) && bytes >= 1 && bytes < 0x1p63)
             return static_cast<std::uint64_t>(bytes);
     }
     return std::nullopt;

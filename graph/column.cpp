@@ -1,16 +1,15 @@
 // The column backings (column.h): the process-wide budget, heap blocks, file blocks.
 #include "column.h"
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <thread>
-#include <unordered_map>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
+#include <thread>
+#include <unordered_map>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -18,77 +17,88 @@
 
 namespace heapgraph::graph {
 
+std::uint64_t mem_available_bytes() {
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string key; meminfo >> key;) {
+        std::uint64_t kib = 0;
+        meminfo >> kib;
+        if (key == "MemAvailable:") return kib * 1024;
+        meminfo.ignore(64, '\n');
+    }
+    return 0;
+}
+
+std::uint64_t cgroup_memory_max_bytes() {
+    std::ifstream cgroup("/sys/fs/cgroup/memory.max");
+    std::string max;
+    return cgroup >> max && max != "max" ? std::strtoull(max.c_str(), nullptr, 10) : 0;
+}
+
+std::uint64_t memory_available_bytes() {
+    const std::uint64_t available = mem_available_bytes(), cgroup = cgroup_memory_max_bytes();
+    return available && cgroup ? std::min(available, cgroup) : std::max(available, cgroup);
+}
+
 namespace {
 
-// Resident pages of file-backed columns count against the budget too: a pager thread reads the
-// process's resident file pages every few milliseconds and, past what the budget leaves
-// beside the heap-backed columns, drops every column file's pages (the kernel keeps them in
-// its page cache, or writes them out under pressure, and maps them back on the next touch).
-// Without it a pass over file columns keeps all it touched until the pass ends.
-class Pager {
-public:
-    ~Pager() { stop(); }
-    // Called with the budget's mutex held, as are forget() and the release in run().
-    void watch(std::byte* data, std::size_t bytes, std::mutex& mutex, const std::uint64_t* allowance) {
-        blocks_[data] = bytes;
-        if (!thread_.joinable()) thread_ = std::thread([this, &mutex, allowance] { run(mutex, allowance); });
+// The process's resident file-backed pages (/proc/self/statm's "shared"), in bytes.
+std::uint64_t resident_file_bytes() {
+    std::FILE* statm = std::fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, resident = 0, shared = 0;
+    if (statm) {
+        if (std::fscanf(statm, "%llu %llu %llu", &size, &resident, &shared) != 3) shared = 0;
+        std::fclose(statm);
     }
-    void forget(std::byte* data) { blocks_.erase(data); }
-    void stop() {
-        {
-            std::lock_guard lock(stop_mutex_);
-            stopping_ = true;
-        }
-        wake_.notify_all();
-        if (thread_.joinable()) thread_.join();
-    }
+    return shared * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
 
-private:
-    static std::uint64_t resident_file_bytes() {
-        std::FILE* statm = std::fopen("/proc/self/statm", "r");
-        unsigned long long size = 0, resident = 0, shared = 0;
-        if (statm) {
-            if (std::fscanf(statm, "%llu %llu %llu", &size, &resident, &shared) != 3) shared = 0;
-            std::fclose(statm);
-        }
-        return shared * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    }
-    void run(std::mutex& mutex, const std::uint64_t* allowance) {
-        std::unique_lock stop_lock(stop_mutex_);
-        while (!wake_.wait_for(stop_lock, std::chrono::milliseconds(20), [this] { return stopping_; })) {
-            const std::uint64_t resident = resident_file_bytes();
-            std::lock_guard lock(mutex);
-            if (resident <= *allowance) continue;
-            for (const auto& [data, bytes] : blocks_) ::madvise(data, bytes, MADV_DONTNEED);
-            ++releases;
-        }
-    }
-
-public:
-    std::uint64_t releases = 0;
-
-private:
-    std::unordered_map<std::byte*, std::size_t> blocks_;
-    std::thread thread_;
-    std::mutex stop_mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-};
-
+// The process-wide budget, the column files it made, and the pager: a thread that reads the
+// process's resident file pages every 20 ms and, past what the budget leaves beside the
+// heap-backed columns, drops every column file's pages (the kernel keeps them in its page
+// cache, or writes them out under pressure, and maps them back on the next touch). Without
+// it a pass over file columns keeps all it touched until the next stage boundary.
 struct Budget {
     std::mutex mutex;
-    bool configured = false;
+    bool settled = false;
     StorageOptions options;
     std::uint64_t heap_bytes = 0, file_bytes = 0;
-    // Resident column-file bytes the pager lets be: the budget's room beside the heap
-    // columns, and at least 64 MB so a tiny budget does not page every few milliseconds.
-    std::uint64_t file_allowance = 0;
     StorageUse use;
-    Pager pager;  // last: stopped before the rest goes
+    std::unordered_map<std::byte*, std::size_t> files;  // mapped column files and their sizes
+    std::thread pager;
+    std::condition_variable wake;
+    bool stopping = false;
 
-    void update_allowance() {
+    ~Budget() {
+        {
+            std::lock_guard lock(mutex);
+            stopping = true;
+        }
+        wake.notify_all();
+        if (pager.joinable()) pager.join();
+    }
+
+    // Called with the mutex held, as is everything below.
+    void drop_file_pages() {
+        for (const auto& [data, bytes] : files) ::madvise(data, bytes, MADV_DONTNEED);
+    }
+    // Resident column-file bytes let be: the budget's room beside the heap columns, and at
+    // least 64 MB so that a tiny budget does not page every few milliseconds.
+    std::uint64_t file_allowance() const {
         const std::uint64_t room = options.memory_limit > heap_bytes ? options.memory_limit - heap_bytes : 0;
-        file_allowance = std::max<std::uint64_t>(room, std::uint64_t{64} << 20);
+        return std::max<std::uint64_t>(room, std::uint64_t{64} << 20);
+    }
+    void watch(std::byte* data, std::size_t bytes) {
+        files[data] = bytes;
+        if (!pager.joinable()) pager = std::thread([this] { run_pager(); });
+    }
+    void run_pager() {
+        std::unique_lock lock(mutex);
+        while (!wake.wait_for(lock, std::chrono::milliseconds(20), [this] { return stopping; })) {
+            lock.unlock();
+            const std::uint64_t resident = resident_file_bytes();
+            lock.lock();
+            if (resident > file_allowance()) drop_file_pages(), ++use.page_releases;
+        }
     }
 };
 
@@ -97,22 +107,12 @@ Budget& budget() {
     return b;
 }
 
-std::uint64_t mem_available_bytes() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    std::uint64_t kb = 0;
-    std::string unit;
-    while (meminfo >> key >> kb >> unit)
-        if (key == "MemAvailable:") return kb * 1024;
-    return 0;
-}
-
 // Called with the mutex held.
 void settle(Budget& b) {
-    if (b.configured && b.options.memory_limit) return;
-    b.configured = true;
+    if (b.settled) return;
+    b.settled = true;
     if (!b.options.memory_limit) {
-        const std::uint64_t available = mem_available_bytes();
+        const std::uint64_t available = memory_available_bytes();
         b.options.memory_limit = available ? available / 2 : UINT64_MAX;
     }
     if (b.options.temp_dir.empty()) {
@@ -121,7 +121,6 @@ void settle(Budget& b) {
     }
     b.use.memory_limit = b.options.memory_limit;
     b.use.temp_dir = b.options.temp_dir;
-    b.update_allowance();
 }
 
 std::string errno_text(const char* what, std::size_t bytes, const std::string& dir) {
@@ -156,17 +155,21 @@ void configure_storage(const StorageOptions& options) {
     Budget& b = budget();
     std::lock_guard lock(b.mutex);
     b.options = options;
-    b.configured = false;
+    b.settled = false;
     settle(b);
+}
+
+void release_column_files() {
+    Budget& b = budget();
+    std::lock_guard lock(b.mutex);
+    b.drop_file_pages();
 }
 
 StorageUse storage_use() {
     Budget& b = budget();
     std::lock_guard lock(b.mutex);
     settle(b);
-    StorageUse use = b.use;
-    use.page_releases = b.pager.releases;
-    return use;
+    return b.use;
 }
 
 std::string storage_summary() {
@@ -200,7 +203,6 @@ ColumnBlock::ColumnBlock(std::size_t bytes) {
         } else {
             b.heap_bytes += bytes;
             b.use.heap_bytes_peak = std::max(b.use.heap_bytes_peak, b.heap_bytes);
-            b.update_allowance();
         }
     }
     bytes_ = bytes;  // counted: give_back() returns them if what follows throws
@@ -208,7 +210,7 @@ ColumnBlock::ColumnBlock(std::size_t bytes) {
         if (in_file_) {
             data_ = map_file(bytes, dir);
             std::lock_guard lock(b.mutex);
-            b.pager.watch(data_, bytes_, b.mutex, &b.file_allowance);
+            b.watch(data_, bytes_);
         } else {
             data_ = static_cast<std::byte*>(std::calloc(bytes, 1));  // big blocks: zero pages, untouched
             if (!data_) throw std::bad_alloc();
@@ -226,11 +228,10 @@ void ColumnBlock::give_back() noexcept {
     Budget& b = budget();
     std::lock_guard lock(b.mutex);  // the pager does not touch a block while it is unmapped
     if (data_) {
-        if (in_file_) b.pager.forget(data_), ::munmap(data_, bytes_);
+        if (in_file_) b.files.erase(data_), ::munmap(data_, bytes_);
         else std::free(data_);
     }
     (in_file_ ? b.file_bytes : b.heap_bytes) -= bytes_;
-    b.update_allowance();
     data_ = nullptr, bytes_ = 0;
 }
 

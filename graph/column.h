@@ -7,9 +7,10 @@
 // crash), reserved with fallocate so a full disk is an error and not a SIGBUS, and mapped
 // shared. `release_pages()` drops its pages from the process after a pass over it (the
 // kernel writes them back and reads them in again on the next pass); for a heap-backed
-// column it does nothing. Within a pass, a pager thread drops every column file's pages
-// whenever the process's resident file pages pass what the budget leaves beside the
-// heap-backed columns. Results never depend on the backing: the bytes are the same.
+// column it does nothing. Every stage boundary drops all column files' pages
+// (release_column_files), and within a stage a pager thread does whenever the process's
+// resident file pages pass what the budget leaves beside the heap-backed columns. Results
+// never depend on the backing: the bytes are the same.
 //
 // Column<T> has the parts of std::vector's interface the graph code uses, for trivially
 // copyable T only, and is a contiguous range (std::span converts from it).
@@ -32,7 +33,7 @@ namespace heapgraph::graph {
 
 struct StorageOptions {
     // Bytes of columns kept in heap memory before columns go to files; 0: the default, half
-    // of MemAvailable when the first column is made.
+    // of memory_available_bytes() when the first column is made.
     std::uint64_t memory_limit = 0;
     std::string temp_dir;  // "" : $TMPDIR, else /tmp
 };
@@ -45,6 +46,14 @@ struct StorageError : std::runtime_error {
 
 // Set once, before any column is made (the CLI does it from its options).
 void configure_storage(const StorageOptions& options);
+// Drops every column file's pages from the process (a stage boundary: StageClock).
+void release_column_files();
+
+// The memory the machine offers: /proc/meminfo's MemAvailable, the cgroup's memory.max,
+// and the smaller of the two that are known (0: unknown). The default budget is half the last.
+std::uint64_t mem_available_bytes();
+std::uint64_t cgroup_memory_max_bytes();
+std::uint64_t memory_available_bytes();
 
 struct StorageUse {
     std::uint64_t memory_limit = 0;

@@ -224,7 +224,6 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     immediate_dominators(n.parent, idom, nodes, progress);
     n.parent = {};
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
-    tree.release_pages();
     tree.condensed_nodes = condensed;
     tree.numbering_seconds = numbering_seconds;
     tree.search_seconds = seconds_since(search_started);

@@ -46,10 +46,6 @@ struct DominatorTree {
     // The step's own time, without what ran beside the numbering: the DFS numbering, then
     // the search, the immediate dominators and the sums.
     double numbering_seconds = 0, search_seconds = 0;
-
-    void release_pages() const {
-        idom.release_pages(), retained_bytes.release_pages(), retained_objects.release_pages(), preorder.release_pages();
-    }
 };
 
 // Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path
@@ -71,8 +67,6 @@ struct Retained {
     std::vector<NodeId> top;                // the super root's children, in preorder
     std::vector<NodeId> unreachable_roots;  // with keep_unreachable: the extra roots chosen
     Column<std::uint8_t> in_tree;           // 1 when the node is in the dominator tree
-
-    void release_pages() const { tree.release_pages(), children.release_pages(), in_tree.release_pages(); }
 };
 
 // Dominators and retained sizes over the graph's global roots, plus, with keep_unreachable,

@@ -133,7 +133,6 @@ HeapGraph build_heap_graph(HeapInput input) {
     tbb::parallel_invoke(
         [&] { graph.in = transpose(graph.out, input.progress); },
         [&] { graph.reachable = mark_reachable(graph.out, graph.root_nodes); });
-    graph.release_pages();
     return graph;
 }
 

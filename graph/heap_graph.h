@@ -66,7 +66,6 @@ struct Csr {
     std::uint64_t degree(NodeId v) const { return begin(v + 1) - begin(v); }
     bool empty() const { return offsets.empty(); }
     std::size_t rows() const { return empty() ? 0 : offsets.size() - 1; }
-    void release_pages() const { offsets.release_pages(), targets.release_pages(); }
 };
 
 // The two halves of building rows in place, shared by every Csr made here. Degrees are
@@ -92,11 +91,6 @@ struct HeapGraph {
     std::uint64_t edges = 0;              // kept when the rows are released after dominators
 
     std::uint32_t node_count() const { return static_cast<std::uint32_t>(kind.size()); }
-    // After a pass: file-backed columns leave the process until the next pass touches them.
-    void release_pages() const {
-        kind.release_pages(), class_index.release_pages(), shallow_bytes.release_pages();
-        out.release_pages(), in.release_pages(), reachable.release_pages();
-    }
 };
 
 // Builds the outgoing rows from an edge list (count degrees, prefix sum, scatter, as gapbs

@@ -86,7 +86,6 @@ public:
         parts_.blocks = {};
         clock.start("transpose");
         loaded.addresses = std::move(addresses_);
-        loaded.addresses.release_pages();  // read again by the value pass and the reports only
         input_.out = &out_;
         if (parts_.progress)
             input_.progress = [this](std::uint64_t done, std::uint64_t total) {

@@ -43,6 +43,8 @@ void StageClock::start(std::string stage) {
     // the heap that glibc keeps mapped until told: give their pages back before the next
     // stage allocates its own.
     ::malloc_trim(0);
+    // Likewise the column files' pages: the next stage maps back in what it reads.
+    graph::release_column_files();
     stage_ = std::move(stage);
     set_current_stage(stage_);
     started_ = now_seconds();
