@@ -149,13 +149,12 @@ public:
     void release_pages() const { block_.release_pages(); }
 
     void assign(std::size_t n, const T& value) {
-        replace(n);
-        if (!is_zero(value)) std::fill(begin(), end(), value);
+        // A fresh block is zeroed already: a zero value needs no pass over it.
+        if (!replace(n) || !is_zero(value)) std::fill(begin(), end(), value);
     }
     template <std::input_iterator It>
     void assign(It first, It last) {
-        const auto n = static_cast<std::size_t>(std::distance(first, last));
-        replace(n);
+        replace(static_cast<std::size_t>(std::distance(first, last)));
         std::copy(first, last, begin());
     }
     void reserve(std::size_t n) {
@@ -181,12 +180,6 @@ public:
     void shrink_to_fit() {
         if (size_ != capacity()) regrow(size_);
     }
-    template <typename It>
-    void insert(T* at, It first, It last) {  // at the end only: all the graph code needs
-        if (at != end()) throw std::logic_error("Column::insert: only at the end");
-        for (; first != last; ++first) push_back(*first);
-    }
-
     friend bool operator==(const Column& a, const Column& b) {
         return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
     }
@@ -204,15 +197,14 @@ private:
     void check(std::size_t i) const {
         if (i >= size_) throw std::out_of_range("column index out of range");
     }
-    // A fresh zeroed block of n elements, the old contents dropped.
-    void replace(std::size_t n) {
-        if (n != capacity()) {
-            block_ = ColumnBlock();  // freed first: the budget then sees the room
-            block_ = ColumnBlock(n * sizeof(T));
-        } else if (n) {
-            std::memset(static_cast<void*>(data()), 0, n * sizeof(T));
-        }
+    // Room for n elements, the old contents dropped: the same block when it has that size,
+    // else a fresh, zeroed one (true).
+    bool replace(std::size_t n) {
         size_ = n;
+        if (n == capacity()) return false;
+        block_ = ColumnBlock();  // freed first: the budget then sees the room
+        block_ = ColumnBlock(n * sizeof(T));
+        return true;
     }
     void regrow(std::size_t n) {
         ColumnBlock grown(n * sizeof(T));
