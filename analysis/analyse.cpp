@@ -57,8 +57,8 @@ double seconds_of(Work&& work) {
 }
 
 // The walks run beside the dominator step's numbering of the nodes, its last use of the
-// out rows (neither reads what the other writes; with one thread one runs after the
-// other). Beside the whole step they would keep the rows through its biggest phase.
+// out rows, and beside its search while memory allows (neither reads what the other
+// writes; with one thread one runs after the other).
 // `to_read`: objects whose records the value pass is to read, found along the out rows.
 void dominators_and_walks(Input& in, Findings& f, const Options& options, StageClock& clock,
                           std::vector<graph::NodeId>& to_read) {
@@ -70,7 +70,7 @@ void dominators_and_walks(Input& in, Findings& f, const Options& options, StageC
     f.retained = graph::compute_retained(
         in.graph, {.keep_unreachable = f.keep_unreachable,
                    .release_edges = options.release_edges,
-                   .beside_numbering = [&] { walk_seconds = seconds_of([&] { walk_edges(in, f, options, to_read); }); },
+                   .beside = [&] { walk_seconds = seconds_of([&] { walk_edges(in, f, options, to_read); }); },
                    .progress = bar(options, "dominators")});
     clock.note(dominators_note(f.retained.tree, options.report ? "collections and paths" : "paths", walk_seconds));
 }

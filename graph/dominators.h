@@ -20,10 +20,10 @@ struct RetainedOptions {
     // Free the graph's edges (out and in) as soon as the dominator step is done with each:
     // lowers the peak when nothing after needs them (the CLI's reports do not).
     bool release_edges = false;
-    // Run beside the numbering of the nodes (the step's first walk over the out rows, and
-    // the last one it needs them for): other walks over the out rows, done before the rows
-    // are released, without holding them through the rest of the step.
-    std::function<void()> beside_numbering{};
+    // Other walks over the out rows, run beside the numbering of the nodes (the step's last
+    // use of the rows) and, while every column has fit in memory, beside the search too;
+    // the rows are released once both are done with them.
+    std::function<void()> beside{};
     Progress progress{};  // of the dominator step, in four phases over the nodes
 };
 
@@ -43,7 +43,7 @@ struct DominatorTree {
     // Reached nodes with two or more referrers, and the roots: the only ones the general
     // algorithm searches (each other node's one referrer is its immediate dominator).
     std::uint64_t condensed_nodes = 0;
-    // The step's own time, without what ran beside the numbering: the DFS numbering, then
+    // The step's own time, without what ran beside it: the DFS numbering, then
     // the search, the immediate dominators and the sums.
     double numbering_seconds = 0, search_seconds = 0;
 };
@@ -51,14 +51,14 @@ struct DominatorTree {
 // Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path
 // compression, on dense uint32_t arrays. `roots` must be ascending and distinct; `shallow`
 // is indexed by node. Deterministic for a given graph.
-// `beside_numbering` runs alongside step 1 (see RetainedOptions).
+// `beside` runs alongside steps 1 and 2 (see RetainedOptions).
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                                  std::span<const std::uint64_t> shallow, const Progress& progress = {},
-                                 const std::function<void()>& beside_numbering = {});
+                                 const std::function<void()>& beside = {});
 // The same, freeing `out` once numbered and `in` once the semidominators are known.
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
                                            std::span<const std::uint64_t> shallow, const Progress& progress = {},
-                                           const std::function<void()>& beside_numbering = {});
+                                           const std::function<void()>& beside = {});
 
 
 struct Retained {

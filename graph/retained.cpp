@@ -123,7 +123,7 @@ Retained retained_with(const HeapGraph& graph, const RetainedOptions& options, D
 Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options) {
     return retained_with(graph, options, [&](const std::vector<NodeId>& roots) {
         return compute_dominators(graph.out, graph.in, roots, graph.shallow_bytes, options.progress,
-                                  options.beside_numbering);
+                                  options.beside);
     });
 }
 
@@ -131,7 +131,7 @@ Retained compute_retained(HeapGraph& graph, const RetainedOptions& options) {
     if (!options.release_edges) return compute_retained(std::as_const(graph), options);
     return retained_with(graph, options, [&](const std::vector<NodeId>& roots) {
         return compute_dominators_releasing(graph.out, graph.in, roots, graph.shallow_bytes, options.progress,
-                                            options.beside_numbering);
+                                            options.beside);
     });
 }
 
