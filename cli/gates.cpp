@@ -35,17 +35,24 @@ std::string number(double value) {
 
 }  // namespace
 
-std::optional<std::string> suspect_gate(double fail_on_suspect, const analysis::Findings& f) {
+reports::IndexedFacts gate_facts(const analysis::Findings& f, const std::vector<Warning>& warnings) {
+    reports::IndexedFacts facts{.warnings = warnings, .reachable_bytes = f.retained.tree.super_root_retained_bytes};
+    for (const graph::Suspect& s : f.suspects)
+        facts.suspects.push_back({s.group ? std::to_string(s.instances.size()) + " instances of " + f.graph.classes[s.class_index].name
+                                          : graph::node_class_name(f.graph, s.node),
+                                  s.retained_bytes});
+    return facts;
+}
+
+std::optional<std::string> suspect_gate(double fail_on_suspect, const reports::IndexedFacts& facts) {
     if (fail_on_suspect < 0) return std::nullopt;
-    const double total = static_cast<double>(f.retained.tree.super_root_retained_bytes);
-    for (const graph::Suspect& s : f.suspects) {
+    const double total = static_cast<double>(facts.reachable_bytes);
+    for (const reports::IndexedSuspect& s : facts.suspects) {
         double percent = total > 0 ? 100.0 * static_cast<double>(s.retained_bytes) / total : 0;
         if (percent <= fail_on_suspect) continue;
-        std::string what = s.group ? std::to_string(s.instances.size()) + " instances of " + f.graph.classes[s.class_index].name
-                                   : graph::node_class_name(f.graph, s.node);
         char share[64];
         std::snprintf(share, sizeof share, "%.2f%% of the reachable heap", percent);
-        return "gate --fail-on-suspect " + number(fail_on_suspect) + "%: leak suspect " + what + " retains " +
+        return "gate --fail-on-suspect " + number(fail_on_suspect) + "%: leak suspect " + s.what + " retains " +
                std::to_string(s.retained_bytes) + " bytes (" + share + ")";
     }
     return std::nullopt;

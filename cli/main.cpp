@@ -5,9 +5,11 @@
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "estimate_command.h"
 #include "gates.h"
+#include "indexed.h"
 #include "run.h"
 
 namespace {
@@ -19,24 +21,43 @@ std::function<void(const ProgressEvent&)> progress_to(reports::ProgressPrinter& 
     return [&printer](const ProgressEvent& e) { printer.update(e.stage, e.done, e.total, e.unit); };
 }
 
-int write_reports(const AnalyzeArgs& args, analysis::Findings& f, reports::ProgressPrinter* printer) {
+std::string snapshot_bytes(const analysis::Findings& f) {
+    std::ostringstream out;
+    reports::write_snapshot(reports::make_snapshot(f), out);
+    return out.str();
+}
+
+// The reports asked for; with --index, the JSON, HTML and snapshot (and the TSV when asked)
+// are kept in the entry too, for a later run.
+int write_reports(const AnalyzeArgs& args, analysis::Findings& f, const std::vector<Warning>& warnings,
+                  const reports::IndexEntry* entry, reports::ProgressPrinter* printer) {
     return writing([&] {
         StageClock clock(f.timings, printer ? progress_to(*printer) : nullptr);
         clock.start("report");  // measured up to the writes: --timings goes into the JSON
-        if (!args.objects_tsv.empty()) write_output(args.objects_tsv, [&](std::ostream& out) { reports::write_objects_tsv(f, out); });
-        std::string json = args.json.empty() ? "" : reports::json_report(f);
-        std::string html = args.html.empty() ? "" : reports::html_report(f);
+        IndexKeeper index(entry, args.index, args.quiet);
+        auto tsv = [&](std::ostream& out) { reports::write_objects_tsv(f, out); };
+        if (!args.objects_tsv.empty())
+            write_output(args.objects_tsv, index.put("objects.tsv", tsv) ? [&](std::ostream& out) {
+                reports::copy_indexed(index.file("objects.tsv"), out);
+            } : std::function<void(std::ostream&)>(tsv));
+        std::string json = args.json.empty() && !index.keeping() ? "" : reports::json_report(f);
+        std::string html = args.html.empty() && !index.keeping() ? "" : reports::html_report(f);
+        std::string snapshot = args.save.empty() && !index.keeping() ? "" : snapshot_bytes(f);
+        const reports::IndexedFacts facts = gate_facts(f, warnings);
+        index.put("report.json", [&](std::ostream& out) { out << json; });
+        index.put("report.html", [&](std::ostream& out) { out << html; });
+        index.put("snapshot", [&](std::ostream& out) { out << snapshot; });
+        index.commit(facts);
         clock.stop();
         if (printer) printer->finish();
         if (args.timings)
             f.timings.push_back({.stage = "storage", .peak_rss_bytes = peak_rss_bytes(), .note = graph::storage_summary()});
         if (args.timings) reports::print_timings(f.timings, std::cerr);
-        if (args.timings && !json.empty()) json = reports::add_timings(std::move(json), f.timings);
-        if (!json.empty()) write_output(args.json, [&](std::ostream& out) { out << json; });
-        if (!html.empty()) write_output(args.html, [&](std::ostream& out) { out << html; });
-        if (!args.save.empty())
-            write_output(args.save, [&](std::ostream& out) { reports::write_snapshot(reports::make_snapshot(f), out); });
-        return gate(suspect_gate(args.fail_on_suspect, f));
+        if (args.timings && !args.json.empty()) json = reports::add_timings(std::move(json), f.timings);
+        if (!args.json.empty()) write_output(args.json, [&](std::ostream& out) { out << json; });
+        if (!args.html.empty()) write_output(args.html, [&](std::ostream& out) { out << html; });
+        if (!args.save.empty()) write_output(args.save, [&](std::ostream& out) { out << snapshot; });
+        return gate(suspect_gate(args.fail_on_suspect, facts));
     });
 }
 
@@ -47,13 +68,16 @@ int analyze(const AnalyzeArgs& args) {
         printer = std::make_shared<reports::ProgressPrinter>(std::cerr);
         load.progress = progress_to(*printer);
     }
+    const std::optional<reports::IndexEntry> entry = analyze_entry(args);
+    if (entry)
+        if (std::optional<int> code = analyze_from_index(args, *entry)) return *code;
     try {
         auto& dump = never_freed(new LoadedDump(load_dump(args.dump, load)));
         if (!args.quiet) print_warnings(dump.warnings, "");
         auto& findings = never_freed(new analysis::Findings(analysis::analyse(
             dump, {.top = args.top, .suspect_threshold = args.suspect_threshold, .keep_unreachable = args.keep_unreachable,
-                   .holders = !args.save.empty(), .progress = load.progress})));
-        return write_reports(args, findings, printer.get());
+                   .holders = !args.save.empty() || entry, .progress = load.progress})));
+        return write_reports(args, findings, dump.warnings, entry ? &*entry : nullptr, printer.get());
     } catch (const std::exception& e) {  // DumpError, UnreadableDump, BadRequest, out of memory
         return exit_code_for(e, args.dump);
     }
@@ -90,9 +114,18 @@ int diff(const DiffArgs& args) {
                 series.push_back(reports::read_snapshot(input));
                 continue;
             }
+            const std::optional<reports::IndexEntry> entry = diff_entry(args, input);
+            if (entry)
+                if (std::optional<reports::Snapshot> indexed = snapshot_from_index(args, *entry, input)) {
+                    series.push_back(std::move(*indexed));
+                    continue;
+                }
             LoadedDump dump = load_dump(input, args.load);
             if (!args.quiet) print_warnings(dump.warnings, input + ": ");
             series.push_back(reports::make_snapshot(analysis::analyse(dump, {.report = false, .holders = true})));
+            IndexKeeper index(entry ? &*entry : nullptr, args.index, args.quiet);
+            index.put("snapshot", [&](std::ostream& out) { reports::write_snapshot(series.back(), out); });
+            index.commit({.warnings = dump.warnings});
         }
     } catch (const std::exception& e) {  // SnapshotError, DumpError, UnreadableDump, BadRequest
         return exit_code_for(e, args.inputs[series.size()]);

@@ -42,6 +42,13 @@ void add_dump_index(CLI::App* cmd, LoadOptions& load) {
         ->check(count_up_to(UINT32_MAX));
 }
 
+void add_index_option(CLI::App* cmd, std::string& dir) {
+    cmd->add_option("--index", dir,
+                    "Keep each dump's reports in DIR and reuse them while the dump and the options are unchanged "
+                    "(docs/index.md)")
+        ->check(kFileName);
+}
+
 void add_analyze(CLI::App& app, AnalyzeArgs& args) {
     CLI::App* cmd = app.add_subcommand("analyze", "Analyse one heap dump and write reports");
     cmd->add_option("DUMP", args.dump, "Heap dump (format detected from content)")->required();
@@ -65,6 +72,7 @@ void add_analyze(CLI::App& app, AnalyzeArgs& args) {
         ->check(kFileName);
     cmd->add_option("--fail-on-suspect", args.fail_on_suspect, "Exit 5 when a leak suspect retains more than PERCENT of the reachable heap")
         ->check(kFinite)->check(CLI::Range(0.0, 100.0));
+    add_index_option(cmd, args.index);
     cmd->add_flag("--quiet", args.quiet, kQuietHelp);
     add_load_options(cmd, args.load);
 }
@@ -95,6 +103,7 @@ void add_diff(CLI::App& app, DiffArgs& args) {
     cmd->add_option("--fail-on-suspect", args.fail_on_suspect,
                     "Exit 5 when a growth suspect grew by more than PERCENT of the baseline's reachable heap")
         ->check(kFinite)->check(CLI::Range(0.0, 1000.0));
+    add_index_option(cmd, args.index);
     cmd->add_flag("--quiet", args.quiet, kQuietHelp);
     add_load_options(cmd, args.load);
 }
@@ -136,12 +145,13 @@ std::optional<std::string> conflicting_outputs(const CLI::App& app, const Args& 
         output("-o", args.convert.output);
     } else if (app.got_subcommand("diff")) {
         for (const std::string& input : args.diff.inputs) inputs.push_back({"input", input});
-        output("--json", args.diff.json), output("--html", args.diff.html);
+        output("--json", args.diff.json), output("--html", args.diff.html), output("--index", args.diff.index);
     } else {
         const AnalyzeArgs& a = args.analyze;
         inputs = {{"DUMP", a.dump}};
         if (!a.load.javacore.empty()) inputs.push_back({"--javacore", a.load.javacore});
         output("--json", a.json), output("--html", a.html), output("--objects-tsv", a.objects_tsv), output("--save", a.save);
+        output("--index", a.index);
     }
     return output_conflict(inputs, outputs);
 }

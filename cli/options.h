@@ -23,6 +23,7 @@ struct AnalyzeArgs {
     double suspect_threshold = 10;  // --suspect-threshold PERCENT
     std::string save;               // --save SNAPSHOT: empty for none
     double fail_on_suspect = -1;    // --fail-on-suspect PERCENT: negative for no gate
+    std::string index;              // --index DIR: empty for none (docs/index.md)
     bool quiet = false;
 };
 
@@ -35,6 +36,7 @@ struct DiffArgs {
     std::vector<std::string> inputs;
     std::string json = "-", html, fail_on_growth;  // --fail-on-growth "50MB" or "10%"
     double growth_threshold = 2, fail_on_suspect = -1;
+    std::string index;  // --index DIR: snapshots of the dumps reused and kept (docs/index.md)
     bool quiet = false;
     LoadOptions load;
 };

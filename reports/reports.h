@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <ostream>
 #include <span>
@@ -147,6 +148,47 @@ Diff diff_snapshots(std::vector<Snapshot> series, const DiffOptions& options);
 std::string diff_json(const Diff& diff, const std::string& tool_version);
 // Self-contained page (docs/diff.md): bar chart of the top growers, sparklines, class deltas.
 std::string diff_html(const Diff& diff, const std::string& json);
+
+// ---- the findings index (--index DIR; reports/findings_index.cpp, docs/index.md) ---------
+
+// What identifies a dump's bytes for the index: its size and the CRC-32s of its first and
+// last MiB and of 16 evenly spaced 64 KiB samples ("" when the file cannot be read).
+std::string dump_fingerprint(const std::string& path);
+
+struct IndexedSuspect {
+    std::string what;  // as the --fail-on-suspect line names it
+    std::uint64_t retained_bytes = 0;
+};
+// What an entry keeps beside its files: what a run prints and gates on.
+struct IndexedFacts {
+    std::vector<Warning> warnings{};  // the load's, as printed
+    std::uint64_t reachable_bytes = 0;
+    std::vector<IndexedSuspect> suspects{};  // in report order
+};
+
+// One entry of an index directory: the reports of one dump (by path) analysed with one set
+// of options (`slot_key`, which names the entry's directory), for one `fingerprint` of the
+// dump's bytes. Its files ("report.json" without timings, "report.html", "objects.tsv",
+// "snapshot") are written with file(); commit() then writes the manifest, last, with each
+// file's size and CRC-32.
+class IndexEntry {
+public:
+    IndexEntry(const std::string& dir, std::string slot_key, std::string fingerprint);
+    std::string file(const std::string& name) const;
+    const std::string& directory() const { return slot_; }
+    // The facts when the entry is for this key and fingerprint and holds every file named,
+    // each intact; otherwise nullopt, with `why` saying what was missing, changed or damaged
+    // ("" when there was no entry at all).
+    std::optional<IndexedFacts> open(const std::vector<std::string>& names, std::string& why) const;
+    // Makes the entry's directory and removes its manifest: no entry until commit().
+    void begin() const;
+    void commit(const IndexedFacts& facts, const std::vector<std::string>& names) const;
+
+private:
+    std::string slot_, key_, fingerprint_;
+};
+// Writes a file of an entry (checked by IndexEntry::open) to `out`.
+void copy_indexed(const std::string& path, std::ostream& out);
 
 // Writes through a temporary file in the same directory and renames it into place, so a
 // reader never sees half a report and an interrupted run leaves the old file intact.

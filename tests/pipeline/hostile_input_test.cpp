@@ -223,6 +223,9 @@ TEST_CASE("hostile input: a FIFO with no writer or a directory as the dump is re
     test::Run run = run_guarded("analyze " + fifo + " --json /dev/null");
     CHECK(run.code == 2);  // 124: open() blocked until `timeout` killed it
     CHECK(run.out == "heapgraph: " + fifo + ": is a FIFO, not a regular file\n");
+    test::Run indexed = run_guarded("analyze " + fifo + " --json /dev/null --index " + test::temp_dir() + "/fifo-index");
+    CHECK(indexed.code == 2);  // the index's fingerprint does not open it blocking either
+    CHECK(indexed.out == run.out);
     CHECK_THROWS_WITH(load_dump(fifo, {}), (fifo + ": is a FIFO, not a regular file").c_str());
     CHECK_THROWS_WITH(load_dump(test::temp_dir(), {}), (test::temp_dir() + ": is a directory, not a regular file").c_str());
     CHECK_THROWS_WITH(load_dump("/dev/null", {}), "/dev/null: is a character device, not a regular file");

@@ -1,0 +1,145 @@
+// analyze and diff with --index DIR (cli/indexed.h, docs/index.md).
+#include "indexed.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "gates.h"
+#include "run.h"
+
+namespace heapgraph::cli {
+
+namespace {
+
+// Everything besides the dump's bytes that shapes the reports: another value of any of these
+// is another entry. Threads, the memory limit and the temp dir change no byte of a report.
+std::optional<reports::IndexEntry> entry_for(const std::string& dir, const std::string& dump, const LoadOptions& load,
+                                             std::size_t top, double suspect_threshold, bool keep_unreachable) {
+    if (dir.empty()) return std::nullopt;
+    std::string fingerprint = reports::dump_fingerprint(dump);
+    if (fingerprint.empty()) return std::nullopt;
+    const nlohmann::ordered_json key = {
+        {"tool", HEAPGRAPH_VERSION},
+        {"dump", dump},
+        {"dump_index", load.dump_index},
+        {"javacore", load.javacore},
+        {"javacore_fingerprint", load.javacore.empty() ? "" : reports::dump_fingerprint(load.javacore)},
+        {"allow_truncated", load.allow_truncated},
+        {"max_inflated_bytes", load.max_inflated_bytes},
+        {"top", top},
+        {"suspect_threshold", suspect_threshold},
+        {"keep_unreachable", keep_unreachable}};
+    return reports::IndexEntry(dir, key.dump(), std::move(fingerprint));
+}
+
+std::string read_text(const std::string& path) {
+    std::ostringstream text;
+    reports::copy_indexed(path, text);
+    return text.str();
+}
+
+// The entry's facts for `names`, or nullopt, with a line when an entry was there but failed.
+std::optional<reports::IndexedFacts> open_entry(const reports::IndexEntry& entry, const std::vector<std::string>& names,
+                                                const std::string& dir, const std::string& dump, bool quiet) {
+    std::string why;
+    std::optional<reports::IndexedFacts> facts = entry.open(names, why);
+    if (!facts && !why.empty() && !quiet)
+        std::cerr << "heapgraph: index " << dir << ": " << dump << ": " << why << "; analysing the dump again\n";
+    return facts;
+}
+
+}  // namespace
+
+std::optional<reports::IndexEntry> analyze_entry(const AnalyzeArgs& args) {
+    return entry_for(args.index, args.dump, args.load, args.top, args.suspect_threshold, args.keep_unreachable);
+}
+
+std::optional<reports::IndexEntry> diff_entry(const DiffArgs& args, const std::string& dump) {
+    const AnalyzeArgs defaults;
+    return entry_for(args.index, dump, args.load, defaults.top, defaults.suspect_threshold, defaults.keep_unreachable);
+}
+
+std::optional<int> analyze_from_index(const AnalyzeArgs& args, const reports::IndexEntry& entry) {
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::string> names = {"report.json", "report.html", "snapshot"};
+    if (!args.objects_tsv.empty()) names.push_back("objects.tsv");
+    const std::optional<reports::IndexedFacts> facts = open_entry(entry, names, args.index, args.dump, args.quiet);
+    if (!facts) return std::nullopt;
+    if (!args.quiet) print_warnings(facts->warnings, "");
+    return writing([&] {
+        auto copy = [&](const std::string& name) {
+            return [&, name](std::ostream& out) { reports::copy_indexed(entry.file(name), out); };
+        };
+        if (!args.objects_tsv.empty()) write_output(args.objects_tsv, copy("objects.tsv"));
+        std::string json = args.json.empty() ? "" : read_text(entry.file("report.json"));
+        if (args.timings) {
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            const std::vector<StageTiming> timings = {
+                {.stage = "index", .seconds = seconds, .peak_rss_bytes = peak_rss_bytes(),
+                 .note = "reports reused from " + entry.directory()}};
+            reports::print_timings(timings, std::cerr);
+            if (!json.empty()) json = reports::add_timings(std::move(json), timings);
+        }
+        if (!json.empty()) write_output(args.json, [&](std::ostream& out) { out << json; });
+        if (!args.html.empty()) write_output(args.html, copy("report.html"));
+        if (!args.save.empty()) write_output(args.save, copy("snapshot"));
+        return gate(suspect_gate(args.fail_on_suspect, *facts));
+    });
+}
+
+std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const reports::IndexEntry& entry,
+                                                     const std::string& dump) {
+    const std::optional<reports::IndexedFacts> facts = open_entry(entry, {"snapshot"}, args.index, dump, args.quiet);
+    if (!facts) return std::nullopt;
+    if (!args.quiet) print_warnings(facts->warnings, dump + ": ");
+    reports::Snapshot snapshot = reports::read_snapshot(entry.file("snapshot"));
+    snapshot.source = dump;  // as make_snapshot names it
+    snapshot.from_dump = true;
+    return snapshot;
+}
+
+IndexKeeper::IndexKeeper(const reports::IndexEntry* entry, std::string dir, bool quiet)
+    : entry_(entry), dir_(std::move(dir)), quiet_(quiet) {
+    if (!entry_) return;
+    try {
+        entry_->begin();
+    } catch (const std::exception& e) {
+        drop(e);
+    }
+}
+
+bool IndexKeeper::put(const std::string& name, const std::function<void(std::ostream&)>& write) {
+    if (!entry_) return false;
+    try {
+        reports::write_atomically(entry_->file(name), write);
+        names_.push_back(name);
+        return true;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        drop(e);
+        return false;
+    }
+}
+
+void IndexKeeper::commit(const reports::IndexedFacts& facts) {
+    if (!entry_) return;
+    try {
+        entry_->commit(facts, names_);
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        drop(e);
+    }
+}
+
+void IndexKeeper::drop(const std::exception& e) {
+    if (!quiet_) std::cerr << "heapgraph: warning: index " << dir_ << " not updated: " << e.what() << "\n";
+    entry_ = nullptr;
+}
+
+}  // namespace heapgraph::cli

@@ -1,0 +1,50 @@
+// analyze and diff with --index DIR (docs/index.md): the entry a run uses, the reports it
+// writes from that entry, and a fresh run's reports kept in it.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "options.h"
+#include "reports.h"
+
+namespace heapgraph::cli {
+
+// The entry for analyze's dump and options; nullopt without --index, or when the dump cannot
+// be read (loading it then says why).
+std::optional<reports::IndexEntry> analyze_entry(const AnalyzeArgs& args);
+// The entry diff uses for one of its dumps: that of `analyze DUMP` with default options.
+std::optional<reports::IndexEntry> diff_entry(const DiffArgs& args, const std::string& dump);
+
+// analyze's reports and gate from the entry, with its exit code; nullopt when the entry does
+// not hold them (a line on stderr says why when it was there but changed or damaged).
+std::optional<int> analyze_from_index(const AnalyzeArgs& args, const reports::IndexEntry& entry);
+// diff's snapshot of `dump` from the entry, as a fresh analysis would make it; nullopt when
+// the entry does not hold it.
+std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const reports::IndexEntry& entry,
+                                                     const std::string& dump);
+
+// Keeps a fresh run's files in an entry. A failure to write the index is a warning: the
+// reports are still written, the entry is left without a manifest (so never used).
+class IndexKeeper {
+public:
+    IndexKeeper(const reports::IndexEntry* entry, std::string dir, bool quiet);  // entry may be null
+    bool keeping() const { return entry_ != nullptr; }
+    // Writes the entry's file `name`; false (the entry dropped, with a warning) on failure.
+    bool put(const std::string& name, const std::function<void(std::ostream&)>& write);
+    // The manifest over every file put, last.
+    void commit(const reports::IndexedFacts& facts);
+    std::string file(const std::string& name) const { return entry_->file(name); }
+
+private:
+    void drop(const std::exception& e);
+    const reports::IndexEntry* entry_;
+    std::string dir_;
+    bool quiet_;
+    std::vector<std::string> names_;
+};
+
+}  // namespace heapgraph::cli

@@ -1,0 +1,179 @@
+// The findings index (reports.h, docs/index.md): one directory per dump and options under
+// --index DIR, holding the reports a run wrote and a manifest, written last, that names the
+// dump's fingerprint and each file's size and CRC-32. A later run uses the entry only when
+// all of that still matches, so a changed dump or a damaged file means a fresh analysis,
+// never a stale answer.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "reports.h"
+
+namespace heapgraph::reports {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr const char* kIndexFormat = "heapgraph-index/1";
+constexpr const char* kManifest = "manifest.json";
+
+std::uint32_t crc_of(const char* bytes, std::size_t size, std::uint32_t crc = 0) {
+    return static_cast<std::uint32_t>(crc32_z(crc, reinterpret_cast<const Bytef*>(bytes), size));
+}
+
+std::string hex(std::uint64_t value, int digits) {
+    char text[24];
+    std::snprintf(text, sizeof text, "%0*" PRIx64, digits, value);
+    return text;
+}
+
+// FNV-1a: the slot's directory name only (the manifest holds the key itself).
+std::uint64_t fnv1a(const std::string& text) {
+    std::uint64_t hash = 0xcbf29ce484222325ull;
+    for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+    return hash;
+}
+
+struct FileSum {
+    std::uint64_t bytes = 0;
+    std::uint32_t crc = 0;
+};
+
+// Size and CRC-32 of a whole file, streamed; nullopt when it cannot be read.
+std::optional<FileSum> sum_of(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::vector<char> buffer(1 << 20);
+    FileSum sum;
+    while (in) {
+        in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        const auto n = static_cast<std::size_t>(in.gcount());
+        sum.crc = crc_of(buffer.data(), n, sum.crc);
+        sum.bytes += n;
+    }
+    if (in.bad()) return std::nullopt;
+    return sum;
+}
+
+Json facts_json(const IndexedFacts& facts) {
+    Json warnings = Json::array(), suspects = Json::array();
+    for (const Warning& w : facts.warnings) warnings.push_back({{"code", w.code}, {"count", w.count}, {"message", w.message}});
+    for (const IndexedSuspect& s : facts.suspects) suspects.push_back({{"what", s.what}, {"retained_bytes", s.retained_bytes}});
+    return {{"warnings", warnings}, {"reachable_bytes", facts.reachable_bytes}, {"suspects", suspects}};
+}
+
+IndexedFacts facts_from(const Json& in) {
+    IndexedFacts facts;
+    for (const Json& w : in.at("warnings"))
+        facts.warnings.push_back({w.at("code").get<std::string>(), w.at("count").get<std::uint64_t>(),
+                                  w.at("message").get<std::string>()});
+    facts.reachable_bytes = in.at("reachable_bytes").get<std::uint64_t>();
+    for (const Json& s : in.at("suspects"))
+        facts.suspects.push_back({s.at("what").get<std::string>(), s.at("retained_bytes").get<std::uint64_t>()});
+    return facts;
+}
+
+// Why the manifest's files do not hold for `names`, or "" when every one is there, whole.
+std::string check_files(const std::string& slot, const Json& files, const std::vector<std::string>& names) {
+    for (const std::string& name : names) {
+        if (!files.contains(name)) return "it holds no " + name;
+        const std::optional<FileSum> sum = sum_of(slot + "/" + name);
+        if (!sum) return name + " is missing";
+        if (sum->bytes != files[name].at("bytes").get<std::uint64_t>() ||
+            sum->crc != files[name].at("crc32").get<std::uint32_t>())
+            return name + " is damaged (size or CRC-32 differs from the manifest)";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string dump_fingerprint(const std::string& path) {
+    // Non-blocking: a FIFO must not hang here (loading the dump then refuses it by name).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return "";
+    std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) { ::close(*f), delete f; });
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+    const auto bytes = static_cast<std::uint64_t>(st.st_size);
+    constexpr std::uint64_t kEnd = 1 << 20, kSample = 64 << 10, kSamples = 16;
+    std::string print = std::to_string(bytes);
+    std::vector<char> buffer(kEnd);
+    auto add = [&](std::uint64_t offset, std::uint64_t length) {
+        length = std::min(length, bytes - std::min(bytes, offset));
+        const ssize_t got = ::pread(fd, buffer.data(), length, static_cast<off_t>(offset));
+        if (got != static_cast<ssize_t>(length)) return false;
+        print += ":" + hex(crc_of(buffer.data(), length), 8);
+        return true;
+    };
+    bool read = add(0, kEnd);
+    for (std::uint64_t i = 1; read && i <= kSamples; ++i) read = add(bytes / (kSamples + 1) * i, kSample);
+    read = read && add(bytes - std::min(bytes, kEnd), kEnd);
+    return read ? print : "";
+}
+
+IndexEntry::IndexEntry(const std::string& dir, std::string slot_key, std::string fingerprint)
+    : slot_(dir + "/hg-" + hex(fnv1a(slot_key), 16)), key_(std::move(slot_key)), fingerprint_(std::move(fingerprint)) {}
+
+std::string IndexEntry::file(const std::string& name) const { return slot_ + "/" + name; }
+
+std::optional<IndexedFacts> IndexEntry::open(const std::vector<std::string>& names, std::string& why) const {
+    std::ifstream in(file(kManifest), std::ios::binary);
+    if (!in) {
+        why.clear();  // no entry yet: nothing to say
+        return std::nullopt;
+    }
+    try {
+        const Json manifest = Json::parse(in);
+        if (manifest.at("format") != kIndexFormat || manifest.at("key") != key_) {
+            why = "the entry was written for another dump or other options";
+            return std::nullopt;
+        }
+        if (manifest.at("fingerprint") != fingerprint_) {
+            why = "the dump changed since it was indexed";
+            return std::nullopt;
+        }
+        why = check_files(slot_, manifest.at("files"), names);
+        if (!why.empty()) return std::nullopt;
+        return facts_from(manifest.at("facts"));
+    } catch (const Json::exception&) {
+        why = "its manifest is damaged";
+        return std::nullopt;
+    }
+}
+
+void IndexEntry::begin() const {
+    std::filesystem::create_directories(slot_);
+    std::filesystem::remove(file(kManifest));  // until the new one: no entry, not a stale one
+}
+
+void IndexEntry::commit(const IndexedFacts& facts, const std::vector<std::string>& names) const {
+    Json files = Json::object();
+    for (const std::string& name : names) {
+        const std::optional<FileSum> sum = sum_of(file(name));
+        if (!sum) throw std::runtime_error(file(name) + ": cannot read it back");
+        files[name] = {{"bytes", sum->bytes}, {"crc32", sum->crc}};
+    }
+    const Json manifest = {{"format", kIndexFormat}, {"key", key_}, {"fingerprint", fingerprint_},
+                           {"files", files}, {"facts", facts_json(facts)}};
+    write_atomically(file(kManifest), [&](std::ostream& out) { out << manifest.dump(2) << "\n"; });
+}
+
+void copy_indexed(const std::string& path, std::ostream& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path + ": cannot read the indexed file");
+    if (in.peek() != std::ifstream::traits_type::eof()) out << in.rdbuf();  // an empty file sets failbit
+}
+
+}  // namespace heapgraph::reports
