@@ -20,7 +20,7 @@ std::uint64_t status_bytes(const char* key) {
 }
 
 std::uint64_t csr_bytes(const heapgraph::graph::Csr& csr) {
-    return csr.offsets.size() * sizeof(csr.offsets[0]) + csr.targets.size() * sizeof(csr.targets[0]);
+    return csr.offset_bytes() + csr.targets.size() * sizeof(csr.targets[0]);
 }
 
 void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }

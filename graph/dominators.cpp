@@ -129,7 +129,7 @@ Column<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<con
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {
         NodeId node = n.vertex[w];
         // The referrer rows' offsets are read at random: ask for them a few nodes ahead.
-        if (w > kAhead) __builtin_prefetch(&in.offsets[n.vertex[w - kAhead]]);
+        if (w > kAhead) in.prefetch(n.vertex[w - kAhead]);
         // An object with one referrer has no row: its referrer is its DFS parent and its
         // semidominator (and, in step 3, its immediate dominator) without a search.
         std::span<const NodeId> preds = in.of(node);

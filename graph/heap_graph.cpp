@@ -21,16 +21,43 @@ void ends_to_starts(Column<std::uint64_t>& offsets) {
     offsets[0] = 0;
 }
 
+void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) {
+    count_ = starts.size();
+    const std::size_t blocks = (count_ >> kBlockBits) + 1;
+    wide_ = false;
+    for (std::size_t b = 0; b < blocks && !wide_; ++b) {
+        const std::size_t first = b << kBlockBits, last = std::min(count_, (b + 1) << kBlockBits);
+        wide_ = first < last && starts[last - 1] - starts[first] > narrow_span;
+    }
+    if (wide_) {
+        starts_ = std::move(starts);
+        narrow_ = {}, bases_ = {};
+        return;
+    }
+    bases_.assign(blocks, 0);
+    narrow_.resize(count_);
+    for (std::size_t v = 0; v < count_; ++v) {
+        if ((v & ((std::size_t{1} << kBlockBits) - 1)) == 0) bases_[v >> kBlockBits] = starts[v];
+        narrow_[v] = static_cast<std::uint32_t>(starts[v] - bases_[v >> kBlockBits]);
+    }
+    starts = {}, starts_ = {};
+}
+
+std::uint64_t Csr::offset_bytes() const {
+    return narrow_.size() * sizeof(std::uint32_t) + (bases_.size() + starts_.size()) * sizeof(std::uint64_t);
+}
+
 namespace {
 
 Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes) {
     Csr csr;
-    csr.offsets.assign(static_cast<std::size_t>(nodes) + 1, 0);
-    for (const Edge& e : edges) ++csr.offsets[e.from + 1];
-    sum_degrees(csr.offsets);
+    Column<std::uint64_t> starts(static_cast<std::size_t>(nodes) + 1, 0);
+    for (const Edge& e : edges) ++starts[e.from + 1];
+    sum_degrees(starts);
     csr.targets.resize(edges.size());
-    for (const Edge& e : edges) csr.targets[csr.offsets[e.from]++] = e.to;
-    ends_to_starts(csr.offsets);
+    for (const Edge& e : edges) csr.targets[starts[e.from]++] = e.to;
+    ends_to_starts(starts);
+    csr.set_starts(std::move(starts));
     return csr;
 }
 
@@ -82,7 +109,7 @@ Csr transpose(const Csr& out, const Progress& progress) {
     // Every worker walks all edges twice (count, then scatter); the first one draws the bar.
     const Progress none;
     Csr in;
-    in.offsets.assign(n + 1, 0);
+    Column<std::uint64_t> starts(n + 1, 0);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         auto [lo, hi] = owner_range(p);
         // A flat pass over the targets (rows cost a second load per node); the bar moves
@@ -93,22 +120,23 @@ Csr transpose(const Csr& out, const Progress& progress) {
             const std::size_t end = std::min(edges, begin + kSlice);
             for (std::size_t e = begin; e < end; ++e) {
                 NodeId w = out.targets[e];
-                if (w >= lo && w < hi) ++in.offsets[w + 1];
+                if (w >= lo && w < hi) ++starts[w + 1];
             }
             if (p == 0 && progress) progress(static_cast<std::uint64_t>(static_cast<double>(n) * end / edges), 2 * n);
         }
     });
-    const Column<std::uint8_t> multi = keep_shared_rows(in.offsets);
-    in.targets.resize(in.offsets[n]);
-    // offsets[w] is w's cursor while scattering (ends_to_starts).
+    const Column<std::uint8_t> multi = keep_shared_rows(starts);
+    in.targets.resize(starts[n]);
+    // starts[w] is w's cursor while scattering (ends_to_starts).
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         auto [lo, hi] = owner_range(p);
         Ticker tick(p == 0 ? progress : none, 2 * n, n);
         for (NodeId v = 0; v < n; ++v, tick.step())
             for (NodeId w : out.of(v))
-                if (w >= lo && w < hi && multi[w]) in.targets[in.offsets[w]++] = v;
+                if (w >= lo && w < hi && multi[w]) in.targets[starts[w]++] = v;
     });
-    ends_to_starts(in.offsets);
+    ends_to_starts(starts);
+    in.set_starts(std::move(starts));
     if (progress) progress(2 * n, 2 * n);
     return in;
 }

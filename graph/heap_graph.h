@@ -55,17 +55,35 @@ struct HeapInput {
 
 // Compressed sparse rows: the neighbours of v are targets[begin(v) .. begin(v + 1)). Readers
 // go through begin()/of()/degree()/rows(), so the offsets' layout can change behind them.
+// Builders count and scatter with 64-bit row starts, then hand them to set_starts(), which
+// keeps them as 32-bit offsets within blocks of 2^16 rows beside each block's 64-bit start:
+// 4 bytes a row instead of 8, for any number of targets (docs/pipeline.md, "Column storage").
 struct Csr {
-    Column<std::uint64_t> offsets;
     Column<NodeId> targets;
 
-    std::uint64_t begin(NodeId v) const { return offsets[v]; }
+    std::uint64_t begin(NodeId v) const { return wide_ ? starts_[v] : bases_[v >> kBlockBits] + narrow_[v]; }
     std::span<const NodeId> of(NodeId v) const {
         return {targets.data() + begin(v), targets.data() + begin(v + 1)};
     }
     std::uint64_t degree(NodeId v) const { return begin(v + 1) - begin(v); }
-    bool empty() const { return offsets.empty(); }
-    std::size_t rows() const { return empty() ? 0 : offsets.size() - 1; }
+    bool empty() const { return count_ == 0; }
+    std::size_t rows() const { return empty() ? 0 : count_ - 1; }
+    void prefetch(NodeId v) const { __builtin_prefetch(wide_ ? static_cast<const void*>(&starts_[v]) : &narrow_[v]); }
+
+    // Takes the rows' starts (rows + 1 of them, the last one the number of targets). A block
+    // whose rows span more than `narrow_span` targets (2^32 - 1; smaller in tests) keeps
+    // every start at 64 bits instead.
+    void set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span = 0xFFFFFFFFu);
+    std::uint64_t offset_bytes() const;  // of the row starts as kept
+    bool wide() const { return wide_; }
+
+private:
+    static constexpr unsigned kBlockBits = 16;
+    Column<std::uint32_t> narrow_;  // v's start minus its block's
+    Column<std::uint64_t> bases_;   // each block's first start
+    Column<std::uint64_t> starts_;  // every start, when some block's rows span too many targets
+    std::size_t count_ = 0;
+    bool wide_ = false;
 };
 
 // The two halves of building rows in place, shared by every Csr made here. Degrees are

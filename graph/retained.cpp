@@ -87,15 +87,16 @@ private:
 void make_children(Retained& r) {
     const std::size_t n = r.tree.idom.size();
     Csr& c = r.children;
-    c.offsets.assign(n + 1, 0);
+    Column<std::uint64_t> starts(n + 1, 0);
     for (NodeId v : r.tree.preorder)
         if (r.tree.idom[v] == kSuperRoot) r.top.push_back(v);
-        else ++c.offsets[r.tree.idom[v] + 1];
-    sum_degrees(c.offsets);
-    c.targets.resize(c.offsets[n]);
+        else ++starts[r.tree.idom[v] + 1];
+    sum_degrees(starts);
+    c.targets.resize(starts[n]);
     for (NodeId v : r.tree.preorder)
-        if (r.tree.idom[v] != kSuperRoot) c.targets[c.offsets[r.tree.idom[v]]++] = v;
-    ends_to_starts(c.offsets);
+        if (r.tree.idom[v] != kSuperRoot) c.targets[starts[r.tree.idom[v]]++] = v;
+    ends_to_starts(starts);
+    c.set_starts(std::move(starts));
 }
 
 }  // namespace

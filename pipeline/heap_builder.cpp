@@ -252,7 +252,7 @@ private:
         input_.kind.assign(n, graph::NodeKind::instance);
         input_.class_index.assign(n, 0);
         input_.shallow_bytes.assign(n, 0);  // HPROF: array lengths until the size model is known
-        out_.offsets.assign(n + 1, 0);      // degrees at offsets[v + 1] until the prefix sum
+        out_starts_.assign(n + 1, 0);       // degrees at [v + 1] until the prefix sum
         std::atomic<std::uint64_t> dangling = 0;
         blocks_pass("nodes", [&](std::size_t b) { dangling += fill_block_nodes(parts_.blocks[b]); });
         for (const HeapClass& c : parts_.classes) fill_class_node(c);
@@ -283,7 +283,7 @@ private:
                 degree += found;
                 dangling += !found;
             }
-            out_.offsets[v + 1] = degree;
+            out_starts_[v + 1] = degree;
         }
         return dangling;
     }
@@ -305,7 +305,7 @@ private:
         std::uint64_t degree = 0;
         class_edges(c, [&](NodeId to) { degree += to != kNoNode; });
         for (std::size_t k = c.links; k < c.refs.size(); ++k) dangling_ += c.refs[k] && node_of(c.refs[k]) == kNoNode;
-        out_.offsets[v + 1] = degree;
+        out_starts_[v + 1] = degree;
     }
 
     // ---- 4. sizes ------------------------------------------------------------------------
@@ -389,12 +389,12 @@ private:
     // ---- 6. edges ------------------------------------------------------------------------
 
     void fill_edges() {
-        for (const graph::Edge& e : extra_edges_) ++out_.offsets[e.from + 1];
-        for (std::size_t v = 0; v + 1 < out_.offsets.size(); ++v) out_.offsets[v + 1] += out_.offsets[v];
-        out_.targets.assign(out_.offsets.back(), 0);
+        for (const graph::Edge& e : extra_edges_) ++out_starts_[e.from + 1];
+        for (std::size_t v = 0; v + 1 < out_starts_.size(); ++v) out_starts_[v + 1] += out_starts_[v];
+        out_.targets.assign(out_starts_.back(), 0);
         blocks_pass("edges", [&](std::size_t b) { scatter_block(parts_.blocks[b]); });
         for (const HeapClass& c : parts_.classes) {
-            std::uint64_t at = out_.offsets[node_of(c.id)];
+            std::uint64_t at = out_starts_[node_of(c.id)];
             class_edges(c, [&](NodeId to) {
                 if (to != kNoNode) out_.targets[at++] = to;
             });
@@ -403,7 +403,8 @@ private:
         std::unordered_map<NodeId, std::uint64_t> count, taken;
         for (const graph::Edge& e : extra_edges_) ++count[e.from];
         for (const graph::Edge& e : extra_edges_)
-            out_.targets[out_.offsets[e.from + 1] - count[e.from] + taken[e.from]++] = e.to;
+            out_.targets[out_starts_[e.from + 1] - count[e.from] + taken[e.from]++] = e.to;
+        out_.set_starts(std::move(out_starts_));
     }
 
     void scatter_block(const EdgeBlock& block) {
@@ -411,7 +412,7 @@ private:
         BlockReader::Entry e;
         while (reader.next(e)) {
             NodeId v = node_of(e.address);
-            std::uint64_t at = out_.offsets[v];
+            std::uint64_t at = out_starts_[v];
             NodeId class_node = input_.classes[input_.class_index[v]].node;
             if (class_node != kNoNode) out_.targets[at++] = class_node;
             for (std::uint32_t r = 0; r < e.ref_count; ++r) {
@@ -427,6 +428,7 @@ private:
     graph::Column<ObjectId> addresses_;
     graph::HeapInput input_;
     graph::Csr out_;
+    graph::Column<std::uint64_t> out_starts_;  // out_'s row starts while it is built
     std::map<std::string, std::uint32_t> by_name_;
     std::unordered_map<ObjectId, std::uint32_t> records_;  // class record index by id: the first
     std::unordered_map<ObjectId, std::uint32_t> by_id_class_, element_class_;

@@ -135,3 +135,33 @@ TEST_CASE("column: the pager keeps a pass's resident file pages near the budget,
     for (std::size_t i = 0; i < kCount; ++i) same &= c[i] == static_cast<std::uint32_t>(i ^ 0x5bd1e995u);
     CHECK(same);
 }
+
+TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as given, and as 64-bit starts when a block spans too much") {
+    // 200,000 rows over four blocks of 2^16, degrees 0-9, so the starts pass 2^16 and block bases matter.
+    constexpr std::size_t kRows = 200'000;
+    std::vector<std::uint64_t> starts(kRows + 1, 0);
+    for (std::size_t v = 0; v < kRows; ++v) starts[v + 1] = starts[v] + (v * 7919 % 10);
+    auto rows = [&](std::uint64_t narrow_span) {
+        heapgraph::graph::Csr csr;
+        csr.targets.resize(starts.back());
+        for (std::uint64_t t = 0; t < starts.back(); ++t) csr.targets[t] = static_cast<heapgraph::graph::NodeId>(t * 31);
+        csr.set_starts(heapgraph::graph::Column<std::uint64_t>(starts), narrow_span);
+        return csr;
+    };
+    const heapgraph::graph::Csr narrow = rows(0xFFFFFFFFu), wide = rows(1000);
+    CHECK(!narrow.wide());
+    CHECK(wide.wide());
+    CHECK(narrow.offset_bytes() == (kRows + 1) * 4 + 4 * 8);
+    CHECK(wide.offset_bytes() == (kRows + 1) * 8);
+    REQUIRE(narrow.rows() == kRows);
+    REQUIRE(wide.rows() == kRows);
+    std::size_t mismatches = 0;
+    for (heapgraph::graph::NodeId v = 0; v <= kRows; ++v) {
+        mismatches += narrow.begin(v) != starts[v] || wide.begin(v) != starts[v];
+        if (v < kRows) mismatches += narrow.degree(v) != v * 7919 % 10;
+    }
+    CHECK(mismatches == 0);
+    CHECK(narrow.of(kRows - 1).size() == (kRows - 1) * 7919 % 10);
+    CHECK(narrow.of(kRows - 1).data() == narrow.targets.data() + starts[kRows - 1]);
+    CHECK(heapgraph::graph::Csr{}.empty());
+}

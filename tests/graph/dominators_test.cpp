@@ -36,12 +36,13 @@ struct TestGraph {
 // The CSR of `edges`, keeping edge-list order within a row.
 graph::Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes, bool outgoing) {
     graph::Csr csr;
-    csr.offsets.assign(std::size_t{nodes} + 1, 0);
-    for (const Edge& e : edges) ++csr.offsets[(outgoing ? e.from : e.to) + 1];
-    std::partial_sum(csr.offsets.begin(), csr.offsets.end(), csr.offsets.begin());
+    graph::Column<std::uint64_t> starts(std::size_t{nodes} + 1, 0);
+    for (const Edge& e : edges) ++starts[(outgoing ? e.from : e.to) + 1];
+    std::partial_sum(starts.begin(), starts.end(), starts.begin());
     csr.targets.resize(edges.size());
-    std::vector<std::uint64_t> next(csr.offsets.begin(), csr.offsets.end() - 1);
+    std::vector<std::uint64_t> next(starts.begin(), starts.end() - 1);
     for (const Edge& e : edges) csr.targets[next[outgoing ? e.from : e.to]++] = outgoing ? e.to : e.from;
+    csr.set_starts(std::move(starts));
     return csr;
 }
 
