@@ -7,9 +7,10 @@
 //      same records;
 //   4. the trailers are checked against what was read (a mismatch is a warning naming both
 //      numbers; a missing "// EOF" is an error: the file was cut);
-//   5. the records go through the sink (objects name their class by type, so types are
-//      resolved to class records by name) to the one builder, which works out class loaders
-//      and GC roots as for PHD (inferred_roots.cpp).
+//   5. each block's records go through the sink as the block joins (objects name their class
+//      by type: types are resolved to class records by name, the builder resolving those whose
+//      record comes later), so only the compressed chunks are kept, not the records; the one
+//      builder then works out class loaders and GC roots as for PHD (inferred_roots.cpp).
 #include "classic_loader.h"
 
 #include <map>
@@ -21,8 +22,6 @@
 namespace heapgraph {
 
 namespace {
-
-constexpr std::uint64_t kBlockBytes = 4u << 20;
 
 std::optional<BasicType> primitive_of(char code) {
     switch (code) {
@@ -54,12 +53,11 @@ class ClassicSink {
 public:
     ClassicSink(IbmClassNamer& namer, std::uint32_t word_bytes) : namer_(namer), word_bytes_(word_bytes) {}
 
-    void add_classes(const std::vector<ClassicRecords>& blocks) {
-        for (const ClassicRecords& block : blocks)
-            for (const ClassicClass& c : block.classes) by_name_.emplace(c.name, c.address);
-    }
-
-    IbmChunk chunk(ClassicRecords& block) {
+    // A block's records in the sink's form, as soon as the block is decoded (its records
+    // then go). Types name the class records seen so far; a type whose record comes later
+    // gets a stand-in id, which the builder resolves by name to that record all the same.
+    IbmChunk chunk(const ClassicRecords& block) {
+        for (const ClassicClass& c : block.classes) by_name_.emplace(c.name, c.address);
         IbmChunk out;
         for (const ClassicClass& c : block.classes) {
             out.classes.push_back({c.address, 0, 0, java_class_name(c.name), 0, c.size_bytes, c.file_offset,
@@ -108,7 +106,8 @@ private:
 };
 
 struct Parsed {
-    std::vector<ClassicRecords> blocks;
+    std::vector<IbmChunk> chunks;  // in file order
+    ClassicCounts counts;
     std::vector<std::string> warnings;
     std::optional<DecodeError> cut;  // --allow-truncated: the missing "// EOF", where the dump ends
 };
@@ -134,18 +133,18 @@ DecodeError cut_hint(Bytes text, DecodeError error) {
 // `release`: the text is a file mapping; a decoded block's pages go back (its records hold
 // copies), or a multi-gigabyte file stays resident through the whole load.
 Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& info, LoaderFrame& frame,
-                    const LoadOptions& options, bool release) {
+                    const LoadOptions& options, bool release, ClassicSink& sink) {
     Parsed parsed;
     ClassicTotals totals;
     std::uint64_t next = header.body_offset, line = header.body_line;
     frame.decode_in_order<ClassicBlock, Decoded>(
         [&]() -> std::optional<ClassicBlock> {  // only finds where blocks end: cheap and serial
             if (next >= text.size()) return std::nullopt;
-            ClassicBlock block = next_classic_block(text, next, header.body_line, kBlockBytes);
+            ClassicBlock block = next_classic_block(text, next, header.body_line, options.chunk_bytes);
             next = block.end;
             return block;
         },
-        kBlockBytes,
+        options.chunk_bytes,
         [&](const ClassicBlock& block) { return Decoded{decode_classic_block(text, header, block), classic_lines_in(text, block)}; },
         [&](ClassicBlock block, Decoded& result) -> std::optional<DecodeError> {
             block.first_line = line;
@@ -156,11 +155,12 @@ Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& inf
             }
             auto& records = std::get<ClassicRecords>(result.records);
             if (auto error = add_classic_block(totals, records)) return cut_hint(text, std::move(*error));
-            parsed.blocks.push_back(std::move(records));
+            parsed.chunks.push_back(sink.chunk(records));
             if (release) release_pages(text.subspan(block.begin, block.end - block.begin));
             frame.progress(block.end, text.size());
             return std::nullopt;
         });
+    parsed.counts = totals.counts;
     if (options.allow_truncated && !totals.eof) {
         parsed.cut = std::get<DecodeError>(check_classic_trailers(header, totals, text.size()));
         return parsed;
@@ -169,24 +169,17 @@ Parsed parse_blocks(Bytes text, const ClassicHeader& header, const DumpInfo& inf
     return parsed;
 }
 
-void count_records(DumpInfo& info, const std::vector<ClassicRecords>& blocks) {
-    ClassicCounts counts;
-    for (const ClassicRecords& block : blocks) counts += block.counts;
+void count_records(DumpInfo& info, const ClassicCounts& counts) {
     info.sub_records["classic CLS"] = counts.classes;
     info.sub_records["classic OBJ"] = counts.objects;
     info.sub_records["classic OBJ object array"] = counts.object_arrays;
     info.sub_records["classic OBJ primitive array"] = counts.primitive_arrays;
 }
 
-LoadedDump build(Parsed parsed, const ClassicHeader& header, DumpInfo& info, const LoadOptions& options) {
-    count_records(info, parsed.blocks);
-    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "classic record", 0, options.progress};
-    ClassicSink sink(*heap.namer, static_cast<std::uint32_t>(header.word_bytes));
-    sink.add_classes(parsed.blocks);
-    for (ClassicRecords& block : parsed.blocks) {
-        heap.chunks.push_back(sink.chunk(block));
-        block = ClassicRecords();
-    }
+LoadedDump build(Parsed parsed, std::unique_ptr<IbmClassNamer> namer, DumpInfo& info, const LoadOptions& options) {
+    count_records(info, parsed.counts);
+    IbmHeap heap{std::move(parsed.chunks), read_javacore_option(options), std::move(namer), "classic record", 0,
+                 options.progress};
     LoadedDump loaded = build_ibm_heap(std::move(heap), info);
     for (std::string& text : parsed.warnings) loaded.warnings.push_back({"classic_trailer_mismatch", 1, std::move(text)});
     return loaded;
@@ -217,10 +210,12 @@ LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options, b
     frame.start("decode");
     // A cut dump is read up to its last whole record (the end of a file that ends with "// EOF").
     const std::uint64_t whole = options.allow_truncated ? classic_whole_records_end(text, header) : text.size();
-    Parsed parsed = parse_blocks(text.first(whole), header, info, frame, options, file_mapping && !header.ebcdic);
+    auto namer = std::make_unique<IbmClassNamer>();
+    ClassicSink sink(*namer, static_cast<std::uint32_t>(header.word_bytes));
+    Parsed parsed = parse_blocks(text.first(whole), header, info, frame, options, file_mapping && !header.ebcdic, sink);
     std::optional<DecodeError> cut = parsed.cut;
     frame.stop();
-    LoadedDump loaded = build(std::move(parsed), header, info, options);
+    LoadedDump loaded = build(std::move(parsed), std::move(namer), info, options);
     if (cut) loaded.warnings.push_back(truncation_warning(*cut, whole, text.size()));
     return frame.finish(std::move(loaded));
 }

@@ -210,6 +210,11 @@ private:
             by_name_.emplace(c.name, index);
             records_.emplace(c.id, i);
         }
+        // Classic text: a type whose record came after its first object got a stand-in id;
+        // the id stands for the first record of that name, here and in the inferred loaders.
+        if (parts_.namer)
+            for (const auto& [id, name] : parts_.namer->stand_ins())
+                if (auto named = by_name_.find(name); named != by_name_.end()) records_.emplace(id, named->second);
         class_of_classes_ = class_named("java.lang.Class");
         if (parts_.inferred) {
             inferred_.emplace(*parts_.inferred, view(), records_);

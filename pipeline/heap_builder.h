@@ -48,6 +48,8 @@ public:
     virtual ~ClassNamer() = default;
     virtual std::string name_of(ObjectId class_id) = 0;
     virtual void warn(Warnings&) const {}  // what naming met, once the table is made
+    // Ids that stand for a class by name (Java form), for classes whose record may come later.
+    virtual std::vector<std::pair<ObjectId, std::string>> stand_ins() const { return {}; }
 };
 
 // The classes the objects name without a record, in the order they join the class table.

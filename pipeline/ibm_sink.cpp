@@ -1,5 +1,6 @@
 #include "ibm_sink.h"
 
+#include <algorithm>
 #include <set>
 
 namespace heapgraph {
@@ -18,6 +19,13 @@ std::string IbmClassNamer::name_of(ObjectId class_id) {
     auto named = without_records.find(class_id);
     if (named != without_records.end()) return java_class_name(named->second);
     return "<unknown class " + hex_offset(class_id) + ">";
+}
+
+std::vector<std::pair<ObjectId, std::string>> IbmClassNamer::stand_ins() const {
+    std::vector<std::pair<ObjectId, std::string>> out;
+    for (const auto& [id, name] : without_records) out.emplace_back(id, java_class_name(name));
+    std::sort(out.begin(), out.end());  // the map's order is no order
+    return out;
 }
 
 LoadedDump build_ibm_heap(IbmHeap heap, DumpInfo& info) {

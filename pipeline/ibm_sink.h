@@ -35,6 +35,7 @@ std::uint64_t align8(std::uint64_t bytes);
 class IbmClassNamer final : public ClassNamer {
 public:
     std::string name_of(ObjectId class_id) override;
+    std::vector<std::pair<ObjectId, std::string>> stand_ins() const override;
     std::unordered_map<ObjectId, std::string> without_records;  // as written
 };
 

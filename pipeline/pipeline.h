@@ -29,7 +29,7 @@ struct ProgressEvent {
 struct LoadOptions {
     std::uint32_t dump_index = 0;
     unsigned threads = 0;  // 0: all the machine offers
-    std::uint64_t chunk_bytes = 4u << 20;       // heap dump chunk size
+    std::uint64_t chunk_bytes = 4u << 20;       // heap dump chunk size (classic text: block size)
     std::uint64_t bytes_in_flight = 64u << 20;  // decoded-but-not-collected bound
     std::uint64_t max_inflated_bytes = std::uint64_t{1} << 40;  // gzip bomb guard
     std::string temp_dir;  // where gzip dumps inflate and file-backed columns go (default: $TMPDIR, else /tmp)
