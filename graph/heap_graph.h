@@ -21,6 +21,10 @@ namespace heapgraph::graph {
 
 using NodeId = std::uint32_t;
 inline constexpr NodeId kNoNode = 0xFFFFFFFFu;
+// The most objects (class objects included) one graph numbers: ids are 32-bit, and the top
+// values are reserved (kNoNode, the dominator step's super root and "unreached"). The
+// loaders refuse a dump that holds more, naming the count (docs/heap-graph.md).
+inline constexpr std::uint64_t kMaxNodes = 0xFFFFFFFDu;
 
 enum class NodeKind : std::uint8_t { instance, object_array, primitive_array, class_object };
 

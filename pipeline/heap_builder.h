@@ -91,6 +91,7 @@ struct HeapParts {
     Warnings warnings;
     HprofParts* hprof = nullptr;        // HPROF: sizes from the model, field names, weak edges
     InferredParts* inferred = nullptr;  // PHD, classic: loaders and roots worked out
+    std::uint64_t max_objects = graph::kMaxNodes;  // LoadOptions::max_objects
 };
 
 LoadedDump build_heap(HeapParts& parts, DumpInfo& info);

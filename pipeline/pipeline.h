@@ -43,6 +43,8 @@ struct LoadOptions {
     // `heapgraph estimate`: HPROF stops after the decode stage with LoadedDump::scan filled
     // and no graph; PHD and classic text load whole (their decoders keep records whole).
     bool scan_only = false;
+    // Objects one dump may hold (graph::kMaxNodes); smaller in tests of the refusal.
+    std::uint64_t max_objects = graph::kMaxNodes;
     std::function<void(const ProgressEvent&)> progress;
 };
 

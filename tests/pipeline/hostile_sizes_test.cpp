@@ -245,3 +245,25 @@ TEST_CASE("hostile sizes: a small chunked gzip claiming a 1 GiB BLOCKSIZE alloca
     DumpError e = check_refused(chunked, "big-block.hprof.gz", 31);
     CHECK(std::string(e.what()).find("record tag 0x00 is not a known top-level tag") != std::string::npos);
 }
+
+TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number is refused by count, never wrapped (forced small limit)") {
+    // The real limit is graph::kMaxNodes (2^32 - 3); a small one takes the same path.
+    auto refusal = [](const std::string& file, std::uint64_t limit) -> std::string {
+        try {
+            (void)load_dump(test::data_path(file), {.max_objects = limit});
+        } catch (const UnsupportedFormat& e) {
+            return e.what();
+        }
+        return "";
+    };
+    const std::string hprof = refusal("samples/leakdemo.hprof", 1000);
+    CHECK(hprof.find("samples/leakdemo.hprof: holds ") != std::string::npos);
+    CHECK(hprof.find(" objects and classes; heapgraph numbers at most 1000 in one dump") != std::string::npos);
+    CHECK(refusal("phd/heapdump.20100112.141124.11580.0002.phd", 1000).find("numbers at most 1000") != std::string::npos);
+    // At the dump's own count it loads.
+    const LoadedDump whole = load_dump(test::data_path("samples/leakdemo.hprof"), {});
+    CHECK(refusal("samples/leakdemo.hprof", whole.graph.node_count()).empty());
+    CHECK(refusal("samples/leakdemo.hprof", whole.graph.node_count() - 1).find("holds " + std::to_string(whole.graph.node_count()) + " objects") !=
+          std::string::npos);
+    CHECK(test::run("analyze " + test::data_path("samples/leakdemo.hprof") + " --json /dev/null").code == 0);
+}
