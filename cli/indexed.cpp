@@ -102,7 +102,7 @@ std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const
     return snapshot;
 }
 
-IndexKeeper::IndexKeeper(const reports::IndexEntry* entry, std::string dir, bool quiet)
+IndexKeeper::IndexKeeper(const std::optional<reports::IndexEntry>& entry, std::string dir, bool quiet)
     : entry_(entry), dir_(std::move(dir)), quiet_(quiet) {
     if (!entry_) return;
     try {
@@ -115,8 +115,7 @@ IndexKeeper::IndexKeeper(const reports::IndexEntry* entry, std::string dir, bool
 bool IndexKeeper::put(const std::string& name, const std::function<void(std::ostream&)>& write) {
     if (!entry_) return false;
     try {
-        reports::write_atomically(entry_->file(name), write);
-        names_.push_back(name);
+        entry_->write(name, write);
         return true;
     } catch (const std::bad_alloc&) {
         throw;
@@ -129,7 +128,7 @@ bool IndexKeeper::put(const std::string& name, const std::function<void(std::ost
 void IndexKeeper::commit(const reports::IndexedFacts& facts) {
     if (!entry_) return;
     try {
-        entry_->commit(facts, names_);
+        entry_->commit(facts);
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& e) {
@@ -139,7 +138,7 @@ void IndexKeeper::commit(const reports::IndexedFacts& facts) {
 
 void IndexKeeper::drop(const std::exception& e) {
     if (!quiet_) std::cerr << "heapgraph: warning: index " << dir_ << " not updated: " << e.what() << "\n";
-    entry_ = nullptr;
+    entry_.reset();
 }
 
 }  // namespace heapgraph::cli

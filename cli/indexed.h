@@ -31,8 +31,8 @@ std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const
 // reports are still written, the entry is left without a manifest (so never used).
 class IndexKeeper {
 public:
-    IndexKeeper(const reports::IndexEntry* entry, std::string dir, bool quiet);  // entry may be null
-    bool keeping() const { return entry_ != nullptr; }
+    IndexKeeper(const std::optional<reports::IndexEntry>& entry, std::string dir, bool quiet);
+    bool keeping() const { return entry_.has_value(); }
     // Writes the entry's file `name`; false (the entry dropped, with a warning) on failure.
     bool put(const std::string& name, const std::function<void(std::ostream&)>& write);
     // The manifest over every file put, last.
@@ -41,10 +41,9 @@ public:
 
 private:
     void drop(const std::exception& e);
-    const reports::IndexEntry* entry_;
+    std::optional<reports::IndexEntry> entry_;
     std::string dir_;
     bool quiet_;
-    std::vector<std::string> names_;
 };
 
 }  // namespace heapgraph::cli

@@ -32,7 +32,7 @@ std::string snapshot_bytes(const analysis::Findings& f) {
 // The reports asked for; with --index, the JSON, HTML and snapshot (and the TSV when asked)
 // are kept in the entry too, for a later run.
 int write_reports(const AnalyzeArgs& args, analysis::Findings& f, const std::vector<Warning>& warnings,
-                  const reports::IndexEntry* entry, reports::ProgressPrinter* printer) {
+                  const std::optional<reports::IndexEntry>& entry, reports::ProgressPrinter* printer) {
     return writing([&] {
         StageClock clock(f.timings, printer ? progress_to(*printer) : nullptr);
         clock.start("report");  // measured up to the writes: --timings goes into the JSON
@@ -81,7 +81,7 @@ int analyze(const AnalyzeArgs& args) {
         auto& findings = never_freed(new analysis::Findings(analysis::analyse(
             dump, {.top = args.top, .suspect_threshold = args.suspect_threshold, .keep_unreachable = args.keep_unreachable,
                    .holders = !args.save.empty() || entry, .progress = load.progress})));
-        return write_reports(args, findings, dump.warnings, entry ? &*entry : nullptr, printer.get());
+        return write_reports(args, findings, dump.warnings, entry, printer.get());
     } catch (const std::exception& e) {  // DumpError, UnreadableDump, BadRequest, out of memory
         return exit_code_for(e, args.dump);
     }
@@ -127,7 +127,7 @@ int diff(const DiffArgs& args) {
             LoadedDump dump = load_dump(input, args.load);
             if (!args.quiet) print_warnings(dump.warnings, input + ": ");
             series.push_back(reports::make_snapshot(analysis::analyse(dump, {.report = false, .holders = true})));
-            IndexKeeper index(entry ? &*entry : nullptr, args.index, args.quiet);
+            IndexKeeper index(entry, args.index, args.quiet);
             index.put("snapshot", [&](std::ostream& out) { reports::write_snapshot(series.back(), out); });
             index.commit({.warnings = dump.warnings});
         }

@@ -30,6 +30,7 @@
 #include <cstdio>
 
 #include "formats.h"
+#include "fnv1a.h"
 #include "reports.h"
 
 namespace heapgraph::reports {
@@ -42,13 +43,6 @@ struct Counts {
 };
 
 constexpr std::size_t kMaxClassNameBytes = 65535;  // a constant-pool UTF8 entry
-
-// FNV-1a: the same on every platform, so a cut name is written the same everywhere.
-std::uint64_t fnv1a(std::string_view text) {
-    std::uint64_t hash = 0xcbf29ce484222325ULL;
-    for (char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-    return hash;
-}
 
 // `name` cut to `limit` bytes: its start (not ending inside a UTF-8 sequence), "~", the whole
 // name's hash in 16 hex digits, then `tail`.

@@ -3,7 +3,6 @@
 // dump's fingerprint and each file's size and CRC-32. A later run uses the entry only when
 // all of that still matches, so a changed dump or a damaged file means a fresh analysis,
 // never a stale answer.
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fnv1a.h"
+#include "regular_file.h"
 #include "reports.h"
 
 namespace heapgraph::reports {
@@ -38,16 +39,33 @@ std::string hex(std::uint64_t value, int digits) {
     return text;
 }
 
-// FNV-1a: the slot's directory name only (the manifest holds the key itself).
-std::uint64_t fnv1a(const std::string& text) {
-    std::uint64_t hash = 0xcbf29ce484222325ull;
-    for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
-    return hash;
-}
-
 struct FileSum {
     std::uint64_t bytes = 0;
     std::uint32_t crc = 0;
+};
+
+// Passes what is written on to `out`, keeping its size and CRC-32: the manifest's figures
+// come with the write, not from reading the file back.
+class SummingBuffer : public std::streambuf {
+public:
+    explicit SummingBuffer(std::streambuf* out) : out_(out) {}
+    FileSum sum;
+
+protected:
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+        const char byte = traits_type::to_char_type(c);
+        return xsputn(&byte, 1) == 1 ? c : traits_type::eof();
+    }
+    std::streamsize xsputn(const char* bytes, std::streamsize n) override {
+        const std::streamsize put = out_->sputn(bytes, n);
+        sum.crc = crc_of(bytes, static_cast<std::size_t>(put), sum.crc);
+        sum.bytes += static_cast<std::uint64_t>(put);
+        return put;
+    }
+
+private:
+    std::streambuf* out_;
 };
 
 // Size and CRC-32 of a whole file, streamed; nullopt when it cannot be read.
@@ -100,12 +118,15 @@ std::string check_files(const std::string& slot, const Json& files, const std::v
 }  // namespace
 
 std::string dump_fingerprint(const std::string& path) {
-    // Non-blocking: a FIFO must not hang here (loading the dump then refuses it by name).
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return "";
-    std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) { ::close(*f), delete f; });
+    // Opened as a dump is (a FIFO must not hang here); what cannot be, loading then names.
+    int fd = -1;
+    try {
+        fd = open_regular_file(path);
+    } catch (const UnreadableDump&) {
+        return "";
+    }
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+    if (::fstat(fd, &st) != 0) st.st_size = 0;
     const auto bytes = static_cast<std::uint64_t>(st.st_size);
     constexpr std::uint64_t kEnd = 1 << 20, kSample = 64 << 10, kSamples = 16;
     std::string print = std::to_string(bytes);
@@ -114,12 +135,14 @@ std::string dump_fingerprint(const std::string& path) {
         length = std::min(length, bytes - std::min(bytes, offset));
         const ssize_t got = ::pread(fd, buffer.data(), length, static_cast<off_t>(offset));
         if (got != static_cast<ssize_t>(length)) return false;
-        print += ":" + hex(crc_of(buffer.data(), length), 8);
+        print += ':';  // not ":" + hex(...): GCC 12 warns of a false overlap there (-Wrestrict)
+        print += hex(crc_of(buffer.data(), length), 8);
         return true;
     };
     bool read = add(0, kEnd);
     for (std::uint64_t i = 1; read && i <= kSamples; ++i) read = add(bytes / (kSamples + 1) * i, kSample);
     read = read && add(bytes - std::min(bytes, kEnd), kEnd);
+    ::close(fd);
     return read ? print : "";
 }
 
@@ -158,13 +181,21 @@ void IndexEntry::begin() const {
     std::filesystem::remove(file(kManifest));  // until the new one: no entry, not a stale one
 }
 
-void IndexEntry::commit(const IndexedFacts& facts, const std::vector<std::string>& names) const {
+void IndexEntry::write(const std::string& name, const std::function<void(std::ostream&)>& write) {
+    FileSum sum;
+    write_atomically(file(name), [&](std::ostream& out) {
+        SummingBuffer summing(out.rdbuf());
+        std::ostream through(&summing);
+        write(through);
+        if (!through) out.setstate(std::ios::badbit);
+        sum = summing.sum;
+    });
+    written_.push_back({name, sum.bytes, sum.crc});
+}
+
+void IndexEntry::commit(const IndexedFacts& facts) const {
     Json files = Json::object();
-    for (const std::string& name : names) {
-        const std::optional<FileSum> sum = sum_of(file(name));
-        if (!sum) throw std::runtime_error(file(name) + ": cannot read it back");
-        files[name] = {{"bytes", sum->bytes}, {"crc32", sum->crc}};
-    }
+    for (const Written& w : written_) files[w.name] = {{"bytes", w.bytes}, {"crc32", w.crc32}};
     const Json manifest = {{"format", kIndexFormat}, {"key", key_}, {"fingerprint", fingerprint_},
                            {"files", files}, {"facts", facts_json(facts)}};
     write_atomically(file(kManifest), [&](std::ostream& out) { out << manifest.dump(2) << "\n"; });

@@ -169,8 +169,8 @@ struct IndexedFacts {
 // One entry of an index directory: the reports of one dump (by path) analysed with one set
 // of options (`slot_key`, which names the entry's directory), for one `fingerprint` of the
 // dump's bytes. Its files ("report.json" without timings, "report.html", "objects.tsv",
-// "snapshot") are written with file(); commit() then writes the manifest, last, with each
-// file's size and CRC-32.
+// "snapshot") are written with write(), which keeps each one's size and CRC-32 as it goes;
+// commit() then writes the manifest, last.
 class IndexEntry {
 public:
     IndexEntry(const std::string& dir, std::string slot_key, std::string fingerprint);
@@ -182,10 +182,19 @@ public:
     std::optional<IndexedFacts> open(const std::vector<std::string>& names, std::string& why) const;
     // Makes the entry's directory and removes its manifest: no entry until commit().
     void begin() const;
-    void commit(const IndexedFacts& facts, const std::vector<std::string>& names) const;
+    // Writes the file `name` atomically (throws naming the path on failure).
+    void write(const std::string& name, const std::function<void(std::ostream&)>& write);
+    // The manifest over every file written, last.
+    void commit(const IndexedFacts& facts) const;
 
 private:
     std::string slot_, key_, fingerprint_;
+    struct Written {
+        std::string name;
+        std::uint64_t bytes = 0;
+        std::uint32_t crc32 = 0;
+    };
+    std::vector<Written> written_;  // by write(), for the manifest
 };
 // Writes a file of an entry (checked by IndexEntry::open) to `out`.
 void copy_indexed(const std::string& path, std::ostream& out);
