@@ -400,7 +400,7 @@ private:
 
     void fill_edges() {
         for (const graph::Edge& e : extra_edges_) ++out_starts_[e.from + 1];
-        for (std::size_t v = 0; v + 1 < out_starts_.size(); ++v) out_starts_[v + 1] += out_starts_[v];
+        graph::sum_degrees(out_starts_);
         out_.targets.assign(out_starts_.back(), 0);
         blocks_pass("edges", [&](std::size_t b) { scatter_block(parts_.blocks[b]); });
         for (const HeapClass& c : parts_.classes) {

@@ -1,6 +1,5 @@
 #include "ibm_sink.h"
 
-#include <algorithm>
 #include <set>
 
 namespace heapgraph {
@@ -24,8 +23,7 @@ std::string IbmClassNamer::name_of(ObjectId class_id) {
 std::vector<std::pair<ObjectId, std::string>> IbmClassNamer::stand_ins() const {
     std::vector<std::pair<ObjectId, std::string>> out;
     for (const auto& [id, name] : without_records) out.emplace_back(id, java_class_name(name));
-    std::sort(out.begin(), out.end());  // the map's order is no order
-    return out;
+    return out;  // in no order: each id is distinct, so the builder's aliases do not depend on it
 }
 
 LoadedDump build_ibm_heap(IbmHeap heap, DumpInfo& info) {

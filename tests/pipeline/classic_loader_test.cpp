@@ -66,7 +66,9 @@ TEST_CASE("classic pipeline: blocks of 64 KiB, whose objects name classes whose 
     const std::string text = classic_text("samples/leakdemo.hprof");
     REQUIRE(text.size() > 2'000'000);
     auto report = [&](std::uint64_t block_bytes) {
-        LoadedDump dump = load_dump_bytes(bytes_of(text), "leakdemo.txt", {.chunk_bytes = block_bytes});
+        LoadOptions options;
+        options.chunk_bytes = block_bytes;
+        LoadedDump dump = load_dump_bytes(bytes_of(text), "leakdemo.txt", options);
         return reports::json_report(analysis::analyse(dump, {}));
     };
     const std::string whole = report(64u << 20), blocks = report(64u << 10);

@@ -250,7 +250,9 @@ TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number i
     // The real limit is graph::kMaxNodes (2^32 - 3); a small one takes the same path.
     auto refusal = [](const std::string& file, std::uint64_t limit) -> std::string {
         try {
-            (void)load_dump(test::data_path(file), {.max_objects = limit});
+            LoadOptions options;
+            options.max_objects = limit;
+            (void)load_dump(test::data_path(file), options);
         } catch (const UnsupportedFormat& e) {
             return e.what();
         }
