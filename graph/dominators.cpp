@@ -1,18 +1,23 @@
 // Dominator tree and retained sizes. Semi-NCA, as in Georgiadis, Tarjan and Werneck,
 // "Finding dominators in practice" (2006), and Perfetto's dominator_tree.cc:
 //   1. DFS from the super root (children: the roots, ascending) numbers the reached nodes in
-//      preorder; `parent` is the DFS tree parent, in DFS numbers.
+//      preorder, keeping each node's number and its DFS parent's side by side.
 //   2. Semidominators, in reverse preorder: semi(w) = min over predecessors v of
 //      semi(eval(v)), where eval walks v's linked ancestors with path compression (explicit
-//      stack, no recursion); then w is linked to its DFS parent.
+//      stack, no recursion); then w is linked to its DFS parent. Only the roots and the
+//      objects with two or more referrers are searched: an object with one referrer has
+//      that referrer, its DFS parent, as semidominator and immediate dominator.
 //   3. Immediate dominators in preorder: idom(w) starts at parent(w) and climbs the
 //      dominator tree until its number is at most semi(w) (the nearest common ancestor step).
-//   4. Retained sizes and counts summed up the tree in reverse preorder.
-// All arrays are indexed by DFS number (DfsIndex) except the inputs and outputs (NodeId).
+//   4. Retained sizes and counts summed up the tree in reverse preorder, by DFS number.
+// The work arrays are indexed by DFS number (DfsIndex), except the per-node records; the
+// inputs and outputs by NodeId.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <memory>
 
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_group.h>
 
 #include "dominators.h"
@@ -23,22 +28,54 @@ namespace {
 
 using DfsIndex = std::uint32_t;
 constexpr DfsIndex kNone = 0xFFFFFFFFu;
-// How many nodes ahead the search asks for the referrer row it will read.
-constexpr DfsIndex kAhead = 16;
+
+// A node's DFS number and its DFS parent's, side by side: a referrer's one read gives both
+// (see the search below).
+struct Numbered {
+    DfsIndex number, parent;  // kNone, kNone when not reached
+};
+
+// Each forest slot holds its compressed ancestor and the smallest semidominator on the path
+// to it (Semi-NCA needs the value only, not the vertex that has it), so eval reads slots
+// alone: one random access a step, not three.
+struct Slot {
+    DfsIndex ancestor, best;
+};
+
+// One bit a node, for the flags the loops test at every edge: 4 MB for 32M nodes stays in
+// the cache where a 4-byte column does not.
+class NodeBits {
+public:
+    explicit NodeBits(std::size_t nodes) : words_((nodes + 63) / 64) {}
+    bool test(NodeId v) const { return (words_[v >> 6] >> (v & 63)) & 1; }
+    void set(NodeId v) { words_[v >> 6] |= std::uint64_t{1} << (v & 63); }
+    std::uint64_t& word(std::size_t i) { return words_[i]; }
+    std::size_t words() const { return words_.size(); }
+
+private:
+    std::vector<std::uint64_t> words_;
+};
 
 struct Numbering {
-    Column<DfsIndex> number;  // by node; kNone when not reached
-    Column<NodeId> vertex;    // by DFS number; vertex[0] is the super root (kSuperRoot)
-    Column<DfsIndex> parent;  // by DFS number
+    Column<Numbered> node;  // by node
+    Column<NodeId> vertex;  // by DFS number; vertex[0] is the super root (kSuperRoot)
+    // By DFS number: the search forest, each ancestor set to the DFS parent before the search
+    // starts, so linking a node is a sequential write.
+    Column<Slot> forest;
 };
+
+constexpr std::uint64_t kSiblingsAhead = 4;
 
 // Step 1: preorder DFS with an explicit stack of (node, next edge) frames.
 Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint32_t nodes, const Progress& progress) {
     Ticker tick(progress, 4 * std::uint64_t{nodes});
     Numbering n;
-    n.number.assign(nodes, kNone);
+    n.node.assign(nodes, Numbered{kNone, kNone});
+    n.vertex.reserve(std::size_t{nodes} + 1);  // untouched room costs no memory; no regrowing copies
+    n.forest.reserve(std::size_t{nodes} + 1);
     n.vertex.push_back(kSuperRoot);
-    n.parent.push_back(kNone);
+    n.forest.push_back({kNone, kNone});
+    NodeBits seen(nodes);  // every edge tests it: the bits, not the 8-byte records
     struct Frame {
         DfsIndex at;
         std::uint64_t next, end;
@@ -46,14 +83,15 @@ Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint3
     std::vector<Frame> stack;
     auto visit = [&](NodeId v, DfsIndex parent) {
         DfsIndex number = static_cast<DfsIndex>(n.vertex.size());
-        n.number[v] = number;
+        seen.set(v);
+        n.node[v] = {number, parent};
         n.vertex.push_back(v);
-        n.parent.push_back(parent);
+        n.forest.push_back({parent, kNone});
         tick.step();
         stack.push_back({number, out.begin(v), out.begin(v + 1)});
     };
     for (NodeId root : roots) {
-        if (n.number[root] != kNone) continue;
+        if (seen.test(root)) continue;
         visit(root, 0);
         while (!stack.empty()) {
             Frame& top = stack.back();
@@ -61,30 +99,37 @@ Numbering number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint3
                 stack.pop_back();
                 continue;
             }
+            // A row's later targets are visited after the subtree of this one (most subtrees
+            // are small): ask for their row offsets, and nearer ones for their rows.
+            if (top.next + 2 * kSiblingsAhead < top.end) out.prefetch(out.targets[top.next + 2 * kSiblingsAhead]);
+            if (top.next + kSiblingsAhead < top.end) {
+                const NodeId later = out.targets[top.next + kSiblingsAhead];
+                if (!seen.test(later)) __builtin_prefetch(out.targets.data() + out.begin(later));
+            }
             NodeId w = out.targets[top.next++];
-            if (n.number[w] == kNone) visit(w, top.at);
+            if (!seen.test(w)) visit(w, top.at);
         }
     }
     return n;
 }
 
-// Step 2. Each forest slot holds its compressed ancestor and the smallest semidominator on
-// the path to it (Semi-NCA needs the value only, not the vertex that has it), so eval reads
-// slots alone: one random access a step, not three.
-struct Slot {
-    DfsIndex ancestor, best;
-};
-
+// Step 2. The forest is linked in descending DFS numbers, so while w is searched a node is
+// linked exactly when its number is above w: the test needs no read.
 class LinkEval {
 public:
-    explicit LinkEval(std::size_t size) : semi_(size) { slots_.assign(size, Slot{kNone, kNone}); }
+    LinkEval(Column<Slot>&& forest) : slots_(std::move(forest)), semi_(slots_.size()) {}
 
-    void set_semi(DfsIndex w, DfsIndex semi) { semi_[w] = semi; }
-    void link(DfsIndex parent, DfsIndex w) { slots_[w] = {parent, semi_[w]}; }
+    DfsIndex parent(DfsIndex w) const { return slots_[w].ancestor; }  // before w is linked
+    const Column<Slot>& slots() const { return slots_; }
+    void link(DfsIndex w, DfsIndex semi) {
+        semi_[w] = semi;
+        slots_[w].best = semi;
+    }
 
-    // The smallest semi on linked v's compressed path to its forest root (the root excluded).
-    DfsIndex eval(DfsIndex v) {
-        if (slots_[slots_[v].ancestor].ancestor != kNone) compress(v);
+    // The smallest semi on linked v's compressed path to its forest root (the root excluded),
+    // while w is searched.
+    DfsIndex eval(DfsIndex v, DfsIndex w) {
+        if (slots_[v].ancestor > w) compress(v, w);
         return slots_[v].best;
     }
 
@@ -94,9 +139,10 @@ public:
     }
 
 private:
-    void compress(DfsIndex v) {
+    void compress(DfsIndex v, DfsIndex w) {
         path_.clear();
-        for (DfsIndex x = v; slots_[slots_[x].ancestor].ancestor != kNone; x = slots_[x].ancestor) path_.push_back(x);
+        for (DfsIndex x = v; slots_[x].ancestor > w; x = slots_[x].ancestor) path_.push_back(x);
+        // The last node pushed has a linked ancestor whose own ancestor is the root.
         for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
             Slot& x = slots_[*it];
             const Slot& a = slots_[x.ancestor];
@@ -110,83 +156,196 @@ private:
     std::vector<DfsIndex> path_;
 };
 
+// The nodes the search looks at: the roots and the objects with two or more referrers (a
+// row in `in`). Every other reached node has one referrer, its DFS parent.
+NodeBits searched_nodes(const Csr& in, std::span<const NodeId> roots, std::uint32_t nodes) {
+    NodeBits searched(nodes);
+    const std::size_t rows = std::min<std::size_t>(in.rows(), nodes);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, searched.words()), [&](const auto& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            std::uint64_t word = 0;
+            for (std::size_t v = i * 64; v < std::min(rows, i * 64 + 64); ++v)
+                word |= std::uint64_t{in.begin(static_cast<NodeId>(v)) != in.begin(static_cast<NodeId>(v + 1))} << (v & 63);
+            searched.word(i) = word;
+        }
+    });
+    for (NodeId r : roots) searched.set(r);
+    return searched;
+}
+
+// Reads ahead of the search. Each searched node costs a few dependent misses (its row's
+// offset, the row, each referrer's record, then a forest slot); asking for them over the
+// next searched nodes in stages lets the misses of several nodes overlap.
+class ReadAhead {
+public:
+    ReadAhead(const Numbering& n, const Csr& in, const NodeBits& searched, const Column<Slot>& slots)
+        : n_(n), in_(in), searched_(searched), slots_(slots), next_(static_cast<DfsIndex>(n.vertex.size())) {
+        while (queued_ < kDepth && scan()) {}
+    }
+
+    // Called as the search reaches searched node w (the next one queued).
+    void reached(DfsIndex w) {
+        if (queued_ == 0 || at(0) != w) return;
+        head_ = (head_ + 1) % kDepth;
+        --queued_;
+        scan();
+        if (queued_ > kRows) in_.prefetch(n_.vertex[at(kRows)]);
+        if (queued_ > kTargets) {
+            const auto row = in_.of(n_.vertex[at(kTargets)]);
+            if (!row.empty()) __builtin_prefetch(row.data());
+        }
+        if (queued_ > kRecords)
+            for_some(at(kRecords), [&](NodeId pred) { __builtin_prefetch(&n_.node[pred]); });
+        if (queued_ > kSlots) {
+            const DfsIndex x = at(kSlots);
+            for_some(x, [&](NodeId pred) { prefetch_slot(pred, x); });
+        }
+    }
+
+    // Within a long row, past what reached() asked for: records kSomePreds ahead, slots half
+    // as far.
+    void within_row(std::span<const NodeId> preds, std::size_t i, DfsIndex w) const {
+        if (i + kSomePreds < preds.size()) __builtin_prefetch(&n_.node[preds[i + kSomePreds]]);
+        if (i + kSomePreds / 2 < preds.size() && i + kSomePreds / 2 >= kSomePreds) prefetch_slot(preds[i + kSomePreds / 2], w);
+    }
+
+private:
+    static constexpr std::size_t kDepth = 24, kRows = 23, kTargets = 14, kRecords = 8, kSlots = 3;
+    // How many of a row's referrers reached() asks for; within_row() asks for the rest.
+    static constexpr std::size_t kSomePreds = 16;
+
+    void prefetch_slot(NodeId pred, DfsIndex w) const {
+        const Numbered r = n_.node[pred];
+        if (r.number == kNone || r.number <= w) return;
+        const DfsIndex slot = searched_.test(pred) ? r.number : r.parent;
+        if (slot > w) __builtin_prefetch(&slots_[slot]);
+    }
+    DfsIndex at(std::size_t i) const { return queue_[(head_ + i) % kDepth]; }
+    bool scan() {
+        while (next_ > 1) {
+            --next_;
+            if (!searched_.test(n_.vertex[next_])) continue;
+            queue_[(head_ + queued_++) % kDepth] = next_;
+            return true;
+        }
+        return false;
+    }
+    template <typename F>
+    void for_some(DfsIndex x, F f) const {
+        const auto row = in_.of(n_.vertex[x]);
+        for (std::size_t i = 0; i < std::min(row.size(), kSomePreds); ++i) f(row[i]);
+    }
+
+    const Numbering& n_;
+    const Csr& in_;
+    const NodeBits& searched_;
+    const Column<Slot>& slots_;
+    DfsIndex next_;
+    std::array<DfsIndex, kDepth> queue_{};
+    std::size_t head_ = 0, queued_ = 0;
+};
+
 // `evaluated` counts the reached nodes that needed a search: roots and shared objects.
-Column<DfsIndex> semidominators(const Numbering& n, const Csr& in, std::span<const NodeId> roots,
-                                     std::uint64_t& evaluated, const Progress& progress) {
+Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& searched, std::span<const NodeId> roots,
+                                std::uint64_t& evaluated, const Progress& progress) {
     const std::size_t size = n.vertex.size();
-    Ticker tick(progress, 4 * n.number.size(), n.number.size());
+    Ticker tick(progress, 4 * n.node.size(), n.node.size());
     // The roots' DFS numbers, ascending, met from the top as w descends (roots are few: this
     // beats a flag per node).
     std::vector<DfsIndex> root_numbers;
     for (NodeId r : roots)
-        if (n.number[r] != kNone) root_numbers.push_back(n.number[r]);
+        if (n.node[r].number != kNone) root_numbers.push_back(n.node[r].number);
     std::sort(root_numbers.begin(), root_numbers.end());
     auto is_root = [&](DfsIndex w) {
         while (!root_numbers.empty() && root_numbers.back() > w) root_numbers.pop_back();
         return !root_numbers.empty() && root_numbers.back() == w;
     };
-    LinkEval forest(size);
+    LinkEval forest(std::move(n.forest));
+    ReadAhead ahead(n, in, searched, forest.slots());
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {
-        NodeId node = n.vertex[w];
-        // The referrer rows' offsets are read at random: ask for them a few nodes ahead.
-        if (w > kAhead) in.prefetch(n.vertex[w - kAhead]);
+        tick.step();
+        const NodeId node = n.vertex[w];
+        const bool root = is_root(w);
         // An object with one referrer has no row: its referrer is its DFS parent and its
         // semidominator (and, in step 3, its immediate dominator) without a search.
-        std::span<const NodeId> preds = in.of(node);
-        const bool root = is_root(w);
-        DfsIndex semi = root ? 0 : preds.empty() ? n.parent[w] : w;  // 0: the super root's edge
-        evaluated += root || !preds.empty();
-        for (NodeId pred : preds) {
-            DfsIndex v = n.number[pred];
-            if (v == kNone) continue;  // an unreached referrer does not dominate anything
-            semi = std::min(semi, v <= w ? v : forest.eval(v));  // v == w: a self-reference
+        if (!searched.test(node)) {
+            forest.link(w, forest.parent(w));
+            continue;
         }
-        forest.set_semi(w, semi);
-        forest.link(n.parent[w], w);
-        tick.step();
+        ++evaluated;
+        ahead.reached(w);
+        DfsIndex semi = root ? 0 : w;  // 0: the super root's edge
+        const std::span<const NodeId> preds = in.of(node);
+        for (std::size_t i = 0; i < preds.size(); ++i) {
+            ahead.within_row(preds, i, w);
+            const NodeId pred = preds[i];
+            const Numbered r = n.node[pred];
+            const DfsIndex v = r.number;
+            if (v == kNone) continue;  // an unreached referrer does not dominate anything
+            if (v <= w) {
+                semi = std::min(semi, v);  // v == w: a self-reference
+            } else if (!searched.test(pred)) {
+                // v's one referrer is its parent p, and semi(v) = p: eval(v) is p while p is
+                // unlinked (the forest root, excluded) and eval(p) < p once p is linked. The
+                // record read above gave p: v's own slot is not read.
+                semi = std::min(semi, r.parent <= w ? r.parent : forest.eval(r.parent, w));
+            } else {
+                semi = std::min(semi, forest.eval(v, w));
+            }
+        }
+        forest.link(w, semi);
     }
     return forest.take_semi();
 }
 
 // Step 3, in place: semi[w] becomes idom[w]. Nodes are done in preorder, so idom[d] for
-// every d < w is final when w needs it.
-void immediate_dominators(const Column<DfsIndex>& parent, Column<DfsIndex>& semi_then_idom, std::size_t nodes,
-                          const Progress& progress) {
+// every d < w is final when w needs it. A node the search skipped keeps its semidominator,
+// its DFS parent, which is its immediate dominator.
+void immediate_dominators(const Numbering& n, const NodeBits& searched, Column<DfsIndex>& semi_then_idom,
+                          std::size_t nodes, const Progress& progress) {
     Column<DfsIndex>& idom = semi_then_idom;
     Ticker tick(progress, 4 * nodes, 2 * nodes);
     idom[0] = 0;
     for (DfsIndex w = 1; w < idom.size(); ++w) {
-        DfsIndex d = parent[w];
+        tick.step();
+        const NodeId node = n.vertex[w];
+        if (!searched.test(node)) continue;
+        DfsIndex d = n.node[node].parent;
         while (d > idom[w]) d = idom[d];
         idom[w] = d;
-        tick.step();
     }
 }
 
-// Step 4: sums in reverse preorder straight into the node-indexed outputs (no temporaries
-// by DFS number: this is what keeps the peak near 50 bytes a node with the CSR).
+// Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
+// its children's (a node-indexed sum jumps about the whole column at every step); the
+// gather before and the hand-over to the node-indexed outputs after run in parallel.
 DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, std::span<const std::uint64_t> shallow,
                         std::size_t nodes, const Progress& progress) {
     Ticker tick(progress, 4 * nodes, 3 * nodes);
+    const std::size_t reached = n.vertex.size();  // the super root is number 0
+    Column<std::uint64_t> bytes(reached);
+    Column<std::uint32_t> objects(reached);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
+        for (std::size_t w = range.begin(); w != range.end(); ++w) bytes[w] = shallow[n.vertex[w]], objects[w] = 1;
+    });
+    for (DfsIndex w = static_cast<DfsIndex>(reached) - 1; w >= 1; --w) {
+        tick.step();
+        bytes[idom[w]] += bytes[w];  // the super root's children add up in bytes[0]
+        objects[idom[w]] += objects[w];
+    }
     DominatorTree tree;
+    tree.super_root_retained_bytes = reached ? bytes[0] : 0;
     tree.idom.assign(nodes, kUnreached);
     tree.retained_bytes.assign(nodes, 0);
     tree.retained_objects.assign(nodes, 0);
-    for (DfsIndex w = static_cast<DfsIndex>(n.vertex.size()) - 1; w >= 1; --w) {
-        NodeId v = n.vertex[w];
-        tick.step();
-        tree.retained_bytes[v] += shallow[v];
-        tree.retained_objects[v] += 1;
-        if (idom[w] == 0) {
-            tree.idom[v] = kSuperRoot;
-            tree.super_root_retained_bytes += tree.retained_bytes[v];
-            continue;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
+        for (std::size_t w = range.begin(); w != range.end(); ++w) {
+            const NodeId v = n.vertex[w];
+            tree.idom[v] = idom[w] == 0 ? kSuperRoot : n.vertex[idom[w]];
+            tree.retained_bytes[v] = bytes[w];
+            tree.retained_objects[v] = objects[w];
         }
-        NodeId up = n.vertex[idom[w]];
-        tree.idom[v] = up;
-        tree.retained_bytes[up] += tree.retained_bytes[v];
-        tree.retained_objects[up] += tree.retained_objects[v];
-    }
+    });
     tick.finish();
     std::copy(n.vertex.begin() + 1, n.vertex.end(), n.vertex.begin());  // the super root goes
     n.vertex.pop_back();
@@ -225,12 +384,12 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     if (!beside_search) release_out();
     const auto search_started = Clock::now();
     std::uint64_t condensed = 0;
-    Column<DfsIndex> idom = semidominators(n, in, roots, condensed, progress);
+    const NodeBits searched = searched_nodes(in, roots, nodes);
+    Column<DfsIndex> idom = semidominators(n, in, searched, roots, condensed, progress);
     if (beside_search) release_out();
     release(in);
-    n.number = {};
-    immediate_dominators(n.parent, idom, nodes, progress);
-    n.parent = {};
+    immediate_dominators(n, searched, idom, nodes, progress);
+    n.node = {};
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
     tree.condensed_nodes = condensed;
     tree.numbering_seconds = numbering_seconds;
