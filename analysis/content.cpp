@@ -30,8 +30,8 @@ using graph::NodeId;
 using graph::kNoNode;
 
 // Node of each record (sorted by address): one merge with the dump's sorted addresses.
-template <typename Record>
-std::vector<NodeId> nodes_of(const std::vector<Record>& records, std::span<const std::uint64_t> addresses) {
+template <typename Records>
+std::vector<NodeId> nodes_of(const Records& records, std::span<const std::uint64_t> addresses) {
     std::vector<NodeId> nodes(records.size(), kNoNode);
     std::size_t j = 0;
     for (std::size_t i = 0; i < records.size(); ++i) {

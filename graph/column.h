@@ -175,6 +175,12 @@ public:
         if (size_ == capacity()) regrow(std::max<std::size_t>(16, 2 * capacity()));
         data()[size_++] = value;
     }
+    void append(const T* first, const T* last) {
+        const std::size_t n = static_cast<std::size_t>(last - first);
+        if (size_ + n > capacity()) regrow(std::max<std::size_t>(size_ + n, 2 * capacity()));
+        std::copy(first, last, data() + size_);
+        size_ += n;
+    }
     void pop_back() { --size_; }
     void clear() { size_ = 0; }
     void shrink_to_fit() {

@@ -228,8 +228,9 @@ private:
     const std::vector<ObjectId>& wanted_classes_;
 };
 
-template <typename Record>
-void sort_by_address(std::vector<Record>& records) {
+template <typename Records>
+void sort_by_address(Records& records) {
+    using Record = std::remove_cvref_t<decltype(*records.begin())>;
     tbb::parallel_sort(records.begin(), records.end(),
                        [](const Record& a, const Record& b) { return a.address < b.address; });
 }
@@ -251,10 +252,10 @@ Bytes DumpValues::elements(const ArrayObject& a) const {
 
 namespace {
 
-template <typename Record>
-const Record* find_address(const std::vector<Record>& records, ObjectId address) {
+template <typename Records>
+auto find_address(const Records& records, ObjectId address) -> decltype(&*records.begin()) {
     auto it = std::lower_bound(records.begin(), records.end(), address,
-                               [](const Record& r, ObjectId a) { return r.address < a; });
+                               [](const auto& r, ObjectId a) { return r.address < a; });
     return it != records.end() && it->address == address ? &*it : nullptr;
 }
 
@@ -382,9 +383,9 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
             return part;
         },
         [&](const HeapChunk& chunk, Part& part) {
-            values.strings.insert(values.strings.end(), part.strings.begin(), part.strings.end());
-            values.arrays.insert(values.arrays.end(), part.arrays.begin(), part.arrays.end());
-            values.object_arrays.insert(values.object_arrays.end(), part.object_arrays.begin(), part.object_arrays.end());
+            values.strings.append(part.strings.data(), part.strings.data() + part.strings.size());
+            values.arrays.append(part.arrays.data(), part.arrays.data() + part.arrays.size());
+            values.object_arrays.append(part.object_arrays.data(), part.object_arrays.data() + part.object_arrays.size());
             values.thread_roots.insert(values.thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
             for (ObjectRecordCopy& r : part.records) values.records.push_back(std::move(r));
             values.split_arrays += part.split;

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "column.h"
 #include "formats.h"
 #include "pipeline.h"
 
@@ -80,13 +81,15 @@ struct FieldValue {
 struct DumpValues {
     bool available = false;
     std::string unavailable;  // why not: "PHD records hold no field values"
-    std::vector<StringObject> strings;  // sorted by address
-    std::vector<ArrayObject> arrays;    // primitive arrays, sorted by address
+    // The three tables with a row per String or array are columns (graph/column.h): past the
+    // memory budget they go to files with the graph's.
+    graph::Column<StringObject> strings;  // sorted by address
+    graph::Column<ArrayObject> arrays;    // primitive arrays, sorted by address
     std::uint64_t split_arrays = 0;     // arrays whose record a segment boundary cuts: not compared
     // JDK 9+: java.lang.StringUTF16.HI_BYTE_SHIFT, the byte order of UTF-16 byte[] values
     // (0: little-endian, as on x86; 8: big-endian). char[] elements are always big-endian.
     bool utf16_big_endian = false;
-    std::vector<ArrayLength> object_arrays;  // every object array's length, sorted by address
+    graph::Column<ArrayLength> object_arrays;  // every object array's length, sorted by address
     std::vector<ObjectRecordCopy> records;   // the objects asked for, sorted by address
     std::vector<ThreadRoot> thread_roots;    // in file order (their stack traces: source->stack_traces)
     std::shared_ptr<const DumpSource> source;  // keeps the file mapped for element reads

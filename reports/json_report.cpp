@@ -185,19 +185,41 @@ Json collection_item(const Findings& a, const CollectionRow& c) {
     return item;
 }
 
-// The `top` rows by `first`, ties by node.
+// The `top` rows by `first`, ties by node, kept as the rows go by: never more than about
+// twice `top` at once. (A row per collection held 48 bytes for each of millions of
+// collections, copied once per top list and once per report rendered side by side.)
 template <typename First>
-Json top_collections(const Findings& a, std::vector<CollectionRow> rows, First first) {
-    std::size_t top = std::min(a.top, rows.size());
-    std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(top), rows.end(),
-                      [&](const CollectionRow& x, const CollectionRow& y) {
-                          if (first(x) != first(y)) return first(x) > first(y);
-                          return x.node < y.node;
-                      });
-    Json out = Json::array();
-    for (std::size_t i = 0; i < top; ++i) out.push_back(collection_item(a, rows[i]));
-    return out;
-}
+class TopRows {
+public:
+    TopRows(std::size_t top, First first) : top_(top), first_(first) {}
+    void add(const CollectionRow& row) {
+        rows_.push_back(row);
+        if (rows_.size() >= 2 * top_ + 64) keep_top();
+    }
+    Json json(const Findings& a) {
+        keep_top();
+        std::sort(rows_.begin(), rows_.end(), [&](const auto& x, const auto& y) { return before(x, y); });
+        Json out = Json::array();
+        for (const CollectionRow& row : rows_) out.push_back(collection_item(a, row));
+        return out;
+    }
+
+private:
+    bool before(const CollectionRow& x, const CollectionRow& y) const {
+        if (first_(x) != first_(y)) return first_(x) > first_(y);
+        return x.node < y.node;
+    }
+    void keep_top() {
+        if (rows_.size() <= top_) return;
+        const auto nth = rows_.begin() + static_cast<std::ptrdiff_t>(top_);
+        std::nth_element(rows_.begin(), nth, rows_.end(), [&](const auto& x, const auto& y) { return before(x, y); });
+        rows_.erase(nth, rows_.end());
+    }
+
+    std::size_t top_;
+    First first_;
+    std::vector<CollectionRow> rows_;
+};
 
 Json collections_section(const Findings& a, Cut& cut) {
     const graph::HeapGraph& g = a.graph;
@@ -211,7 +233,8 @@ Json collections_section(const Findings& a, Cut& cut) {
         std::string_view counted_as;
     };
     std::vector<ClassRow> by_class(g.classes.size());
-    std::vector<CollectionRow> sized;
+    TopRows by_retained(a.top, [](const CollectionRow& r) { return r.retained_bytes; });
+    TopRows over_allocated(a.top, [](const CollectionRow& r) { return *r.capacity - r.entries; });
     for (std::size_t i = 0; i < a.collections.size(); ++i) {
         const graph::CollectionCount& c = a.collections[i];
         if (!a.retained.in_tree[c.node]) continue;
@@ -237,7 +260,9 @@ Json collections_section(const Findings& a, Cut& cut) {
             row.buckets_used += c.backing.slots_used;
             collision = collision_ratio(*c.entries, c.backing.slots_used);
         }
-        sized.push_back({c.node, *c.entries, a.retained.tree.retained_bytes[c.node], capacity, collision});
+        const CollectionRow sized{c.node, *c.entries, a.retained.tree.retained_bytes[c.node], capacity, collision};
+        by_retained.add(sized);
+        if (capacity && *capacity > sized.entries) over_allocated.add(sized);
     }
     std::vector<std::uint32_t> classes;
     for (std::uint32_t c = 0; c < by_class.size(); ++c)
@@ -267,9 +292,8 @@ Json collections_section(const Findings& a, Cut& cut) {
         class_rows.push_back(std::move(item));
     }
     out["classes"] = std::move(class_rows);
-    out["top"] = top_collections(a, sized, [](const CollectionRow& r) { return r.retained_bytes; });
-    std::erase_if(sized, [](const CollectionRow& r) { return !r.capacity || *r.capacity <= r.entries; });
-    out["over_allocated"] = top_collections(a, std::move(sized), [](const CollectionRow& r) { return *r.capacity - r.entries; });
+    out["top"] = by_retained.json(a);
+    out["over_allocated"] = over_allocated.json(a);
     return out;
 }
 
