@@ -150,7 +150,7 @@ struct Findings {
     graph::PathTree paths{};
     graph::Retained retained{};
     bool collections_counted = false;
-    std::vector<graph::CollectionCount> collections{};
+    graph::Column<graph::CollectionCount> collections{};
     // Per collection: its backing array's length (the capacity), when known.
     std::vector<std::optional<std::uint32_t>> capacities{};
     std::vector<graph::HistogramRow> histogram{}, unreachable_histogram{};  // in and out of the tree

@@ -13,6 +13,7 @@
 #include "byte_reader.h"
 #include "edge_names.h"
 #include "mapped_file.h"
+#include "top_rows.h"
 
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
@@ -67,6 +68,10 @@ struct Member {
     }
 };
 
+// A column (graph/column.h): one per String or array to group, which past the memory
+// budget goes to a file.
+using Members = graph::Column<Member>;
+
 class Grouper {
 public:
     explicit Grouper(const DumpValues& values) : values_(values) {}
@@ -80,7 +85,7 @@ public:
     // file order (check_in_file_order); a run a hash collision mixed is sorted by contents
     // and split.
     template <typename Group>
-    void for_each_group(std::vector<Member>& members, Group&& group) const {
+    void for_each_group(Members& members, Group&& group) const {
         const std::vector<std::uint8_t> differs = check_in_file_order(members);
         for_each_run(members, [&](std::size_t begin, std::size_t end) {
             auto first = members.begin() + static_cast<std::ptrdiff_t>(begin);
@@ -102,7 +107,7 @@ public:
 private:
     // Calls run(begin, end) for each run of two or more members with one key.
     template <typename Run>
-    static void for_each_run(const std::vector<Member>& members, Run&& run) {
+    static void for_each_run(const Members& members, Run&& run) {
         for (std::size_t begin = 0, end; begin < members.size(); begin = end) {
             end = begin + 1;
             while (end < members.size() && members[end].same_key(members[begin])) ++end;
@@ -117,7 +122,7 @@ private:
     // 1 MiB; a larger one is read again where it lies), the others are compared with it, and
     // the pages behind the sweep are released as the loader releases them, so the sweep
     // costs the memory of the copies, not of the file.
-    std::vector<std::uint8_t> check_in_file_order(const std::vector<Member>& members) const {
+    std::vector<std::uint8_t> check_in_file_order(const Members& members) const {
         struct Visit {
             std::uint64_t position;
             std::uint32_t member, run;
@@ -176,10 +181,10 @@ private:
 };
 
 // The strings to group: counted, with a char[] or byte[] value the pass read whole.
-std::vector<Member> string_members(std::span<const std::uint8_t> counted, std::span<const std::uint64_t> addresses,
-                                   const DumpValues& values, std::span<const std::uint32_t> value_index) {
+Members string_members(std::span<const std::uint8_t> counted, std::span<const std::uint64_t> addresses,
+                       const DumpValues& values, std::span<const std::uint32_t> value_index) {
     const std::vector<NodeId> nodes = nodes_of(values.strings, addresses);
-    std::vector<Member> members;
+    Members members;
     for (std::size_t i = 0; i < values.strings.size(); ++i) {
         const StringObject& s = values.strings[i];
         if (nodes[i] == kNoNode || !counted[nodes[i]]) continue;
@@ -201,12 +206,12 @@ std::vector<Member> string_members(std::span<const std::uint8_t> counted, std::s
 }
 
 // Arrays that back a String are counted with the strings, not again here.
-std::vector<Member> array_members(std::span<const std::uint8_t> counted, std::span<const NodeId> nodes,
-                                  const DumpValues& values, std::span<const std::uint32_t> value_index) {
+Members array_members(std::span<const std::uint8_t> counted, std::span<const NodeId> nodes,
+                      const DumpValues& values, std::span<const std::uint32_t> value_index) {
     std::vector<std::uint8_t> string_value(values.arrays.size(), 0);
     for (std::uint32_t at : value_index)
         if (at != kNoArray) string_value[at] = 1;
-    std::vector<Member> members;
+    Members members;
     for (std::size_t i = 0; i < values.arrays.size(); ++i) {
         const ArrayObject& a = values.arrays[i];
         if (nodes[i] == kNoNode || !counted[nodes[i]] || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
@@ -234,13 +239,6 @@ template <typename Row>
 bool most_wasted(const std::pair<Row, Member>& x, const std::pair<Row, Member>& y) {
     const Row &a = x.first, &b = y.first;
     return std::tie(b.wasted_bytes, b.count, a.example) < std::tie(a.wasted_bytes, a.count, b.example);
-}
-
-template <typename Row, typename Less>
-void keep_top(std::vector<Row>& rows, std::size_t top, Less less) {
-    const std::size_t kept = std::min(top, rows.size());
-    std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(kept), rows.end(), less);
-    rows.resize(kept);
 }
 
 }  // namespace
@@ -279,11 +277,12 @@ void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> co
     const std::vector<NodeId> array_nodes = nodes_of(values.arrays, addresses);
     auto array_bytes = [&](std::uint32_t a) { return array_nodes[a] == kNoNode ? 0 : g.shallow_bytes[array_nodes[a]]; };
     const std::vector<std::uint32_t> value_index = value_arrays(values);
-    std::vector<Member> strings = string_members(counted, addresses, values, value_index);
+    Members strings = string_members(counted, addresses, values, value_index);
     tbb::parallel_sort(strings.begin(), strings.end());
     // Values are decoded for the rows kept only: decoding every group would read the file
     // again in random order.
-    std::vector<std::pair<DuplicateString, Member>> string_rows;
+    TopRows<std::pair<DuplicateString, Member>, decltype(&most_wasted<DuplicateString>)> string_rows(
+        top, most_wasted<DuplicateString>);
     grouper.for_each_group(strings, [&](auto first, auto last) {
         DuplicateString d;
         d.count = static_cast<std::uint64_t>(last - first);
@@ -301,18 +300,18 @@ void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> co
         d.example = first->node;
         out.string_wasted_bytes += d.wasted_bytes;
         ++out.string_groups;
-        string_rows.emplace_back(d, *first);
+        string_rows.add({d, *first});
     });
     strings = {};
-    keep_top(string_rows, top, most_wasted<DuplicateString>);
-    for (auto& [d, first] : string_rows) {
+    for (auto& [d, first] : string_rows.take()) {
         d.value = utf8_from_java_chars(grouper.contents(first), static_cast<JavaChars>(first.kind), kValueChars, &d.value_cut);
         out.duplicate_strings.push_back(std::move(d));
     }
 
-    std::vector<Member> arrays = array_members(counted, array_nodes, values, value_index);
+    Members arrays = array_members(counted, array_nodes, values, value_index);
     tbb::parallel_sort(arrays.begin(), arrays.end());
-    std::vector<std::pair<DuplicateArray, Member>> array_rows;
+    TopRows<std::pair<DuplicateArray, Member>, decltype(&most_wasted<DuplicateArray>)> array_rows(
+        top, most_wasted<DuplicateArray>);
     grouper.for_each_group(arrays, [&](auto first, auto last) {
         DuplicateArray d;
         d.example = first->node;
@@ -321,10 +320,9 @@ void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> co
         for (auto m = first + 1; m != last; ++m) d.wasted_bytes += g.shallow_bytes[m->node];
         out.array_wasted_bytes += d.wasted_bytes;
         ++out.array_groups;
-        array_rows.emplace_back(d, *first);
+        array_rows.add({d, *first});
     });
-    keep_top(array_rows, top, most_wasted<DuplicateArray>);
-    for (auto& [d, first] : array_rows) {
+    for (auto& [d, first] : array_rows.take()) {
         d.first_elements = first_elements(grouper.contents(first), static_cast<std::uint8_t>(first.kind), d.length);
         out.duplicate_arrays.push_back(std::move(d));
     }

@@ -400,8 +400,8 @@ std::optional<std::uint64_t> collection_size(const HeapGraph& graph, NodeId v) {
     return CollectionSizer(graph).size(v);
 }
 
-std::vector<CollectionCount> count_collections(const HeapGraph& graph, const Progress& progress) {
-    std::vector<CollectionCount> out;
+Column<CollectionCount> count_collections(const HeapGraph& graph, const Progress& progress) {
+    Column<CollectionCount> out;
     CollectionSizer sizer(graph);
     Ticker tick(progress, graph.node_count());
     for (NodeId v = 0; v < graph.node_count(); ++v, tick.step())

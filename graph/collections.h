@@ -68,6 +68,7 @@ struct CollectionCount {
 };
 // Every collection of the heap, by node ascending. Needs the out rows: run it before
 // compute_retained releases them.
-std::vector<CollectionCount> count_collections(const HeapGraph& graph, const Progress& progress = {});
+// A column: millions of collections are hundreds of MB, which past the budget go to a file.
+Column<CollectionCount> count_collections(const HeapGraph& graph, const Progress& progress = {});
 
 }  // namespace heapgraph::graph

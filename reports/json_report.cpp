@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "reports.h"
+#include "top_rows.h"
 
 namespace heapgraph::reports {
 
@@ -185,41 +186,22 @@ Json collection_item(const Findings& a, const CollectionRow& c) {
     return item;
 }
 
-// The `top` rows by `first`, ties by node, kept as the rows go by: never more than about
-// twice `top` at once. (A row per collection held 48 bytes for each of millions of
-// collections, copied once per top list and once per report rendered side by side.)
+// The `top` rows by `first`, ties by node (analysis/top_rows.h: a row per collection is not
+// kept).
 template <typename First>
-class TopRows {
-public:
-    TopRows(std::size_t top, First first) : top_(top), first_(first) {}
-    void add(const CollectionRow& row) {
-        rows_.push_back(row);
-        if (rows_.size() >= 2 * top_ + 64) keep_top();
-    }
-    Json json(const Findings& a) {
-        keep_top();
-        std::sort(rows_.begin(), rows_.end(), [&](const auto& x, const auto& y) { return before(x, y); });
-        Json out = Json::array();
-        for (const CollectionRow& row : rows_) out.push_back(collection_item(a, row));
-        return out;
-    }
-
-private:
-    bool before(const CollectionRow& x, const CollectionRow& y) const {
-        if (first_(x) != first_(y)) return first_(x) > first_(y);
+auto top_collections(std::size_t top, First first) {
+    auto less = [first](const CollectionRow& x, const CollectionRow& y) {
+        if (first(x) != first(y)) return first(x) > first(y);
         return x.node < y.node;
-    }
-    void keep_top() {
-        if (rows_.size() <= top_) return;
-        const auto nth = rows_.begin() + static_cast<std::ptrdiff_t>(top_);
-        std::nth_element(rows_.begin(), nth, rows_.end(), [&](const auto& x, const auto& y) { return before(x, y); });
-        rows_.erase(nth, rows_.end());
-    }
+    };
+    return analysis::TopRows<CollectionRow, decltype(less)>(top, less);
+}
 
-    std::size_t top_;
-    First first_;
-    std::vector<CollectionRow> rows_;
-};
+Json collection_items(const Findings& a, std::vector<CollectionRow> rows) {
+    Json out = Json::array();
+    for (const CollectionRow& row : rows) out.push_back(collection_item(a, row));
+    return out;
+}
 
 Json collections_section(const Findings& a, Cut& cut) {
     const graph::HeapGraph& g = a.graph;
@@ -233,8 +215,8 @@ Json collections_section(const Findings& a, Cut& cut) {
         std::string_view counted_as;
     };
     std::vector<ClassRow> by_class(g.classes.size());
-    TopRows by_retained(a.top, [](const CollectionRow& r) { return r.retained_bytes; });
-    TopRows over_allocated(a.top, [](const CollectionRow& r) { return *r.capacity - r.entries; });
+    auto by_retained = top_collections(a.top, [](const CollectionRow& r) { return r.retained_bytes; });
+    auto over_allocated = top_collections(a.top, [](const CollectionRow& r) { return *r.capacity - r.entries; });
     for (std::size_t i = 0; i < a.collections.size(); ++i) {
         const graph::CollectionCount& c = a.collections[i];
         if (!a.retained.in_tree[c.node]) continue;
@@ -292,8 +274,8 @@ Json collections_section(const Findings& a, Cut& cut) {
         class_rows.push_back(std::move(item));
     }
     out["classes"] = std::move(class_rows);
-    out["top"] = by_retained.json(a);
-    out["over_allocated"] = over_allocated.json(a);
+    out["top"] = collection_items(a, by_retained.take());
+    out["over_allocated"] = collection_items(a, over_allocated.take());
     return out;
 }
 
