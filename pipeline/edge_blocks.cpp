@@ -20,10 +20,10 @@ void sort_unique(std::vector<ObjectId>& ids) {
 
 void BlockSink::put_varint(std::uint64_t value) {
     while (value >= 0x80) {
-        block_.stream.push_back(static_cast<std::uint8_t>(value | 0x80));
+        out_.push_back(static_cast<std::uint8_t>(value | 0x80));
         value >>= 7;
     }
-    block_.stream.push_back(static_cast<std::uint8_t>(value));
+    out_.push_back(static_cast<std::uint8_t>(value));
 }
 
 std::uint32_t BlockSink::ordinal_of(ObjectId class_id) {
@@ -47,12 +47,12 @@ void BlockSink::note_key(ObjectKind kind, ObjectId id) {
 void BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
     put_varint(o.position - position_);
     position_ = o.position;
-    block_.stream.push_back(static_cast<std::uint8_t>(static_cast<std::uint8_t>(o.kind) | (o.shallow_bytes ? kSized : 0)));
+    out_.push_back(static_cast<std::uint8_t>(static_cast<std::uint8_t>(o.kind) | (o.shallow_bytes ? kSized : 0)));
     put_varint(zigzag(static_cast<std::int64_t>(o.address - address_)));
     address_ = o.address;
     std::uint32_t ordinal = 0;
     if (o.kind == ObjectKind::primitive_array) {
-        block_.stream.push_back(o.element_type);
+        out_.push_back(o.element_type);
         note_key(o.kind, o.element_type);
     } else {
         ordinal = ordinal_of(o.class_id);
@@ -71,7 +71,11 @@ void BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
     block_.refs += refs;
 }
 
-void BlockSink::finish() { sort_unique(block_.unknown_classes); }
+void BlockSink::finish() {
+    sort_unique(block_.unknown_classes);
+    block_.stream.assign(out_.begin(), out_.end());
+    out_.clear();
+}
 
 std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, const ClassTable& classes) {
     // Each decoder thread reuses its record buffers: fresh ones for every 4 MiB chunk cost
@@ -86,11 +90,10 @@ std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, con
     }
     block.roots = records.roots;
     std::copy(std::begin(records.counts), std::end(records.counts), block.counts.begin());
-    thread_local std::vector<std::uint8_t> stream;
+    thread_local std::vector<std::uint8_t> stream;  // kept for the next chunk
     stream.clear();
-    std::swap(block.stream, stream);
     {
-        BlockSink sink(block, &classes.ordinal);
+        BlockSink sink(block, &classes.ordinal, &stream);
         for (const ObjectRecord& o : records.objects) {
             std::span<const ObjectId> refs(records.refs.data() + o.first_ref, o.ref_count);
             sink.add_object({o.id, o.kind, o.class_id, o.element_type, o.length, std::nullopt, o.position}, refs);
@@ -100,9 +103,6 @@ std::variant<EdgeBlock, DecodeError> decode_to_block(const HeapChunk& chunk, con
     block.unreadable_instances = records.unreadable_classes.size();
     block.unreadable_classes = records.unreadable_classes;
     sort_unique(block.unreadable_classes);
-    // Keep the scratch buffer for the next chunk; the block gets an exact-size copy.
-    std::swap(block.stream, stream);
-    block.stream.assign(stream.begin(), stream.end());
     // Positions are chunk-relative; a chunk assembled from pieces maps them at read time,
     // which only error messages need: store the first piece's offset.
     return block;

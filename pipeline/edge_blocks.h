@@ -45,7 +45,9 @@ struct ClassTable {
 inline constexpr std::uint8_t kSized = 0x80;
 
 struct EdgeBlock {
-    std::vector<std::uint8_t> stream;
+    // The entries, exact size. A column: past the memory budget the compressed edge list
+    // (about a third of the dump) goes to files.
+    graph::Column<std::uint8_t> stream;
     std::uint64_t objects = 0, refs = 0;
     std::vector<RootRecord> roots;
     std::array<std::uint64_t, 256> counts{};
@@ -79,8 +81,11 @@ struct SinkObject {
 // decoder's thread; `ordinals` (may be null) turns class ids into class ordinals at once.
 class BlockSink {
 public:
-    BlockSink(EdgeBlock& block, const std::unordered_map<ObjectId, std::uint32_t>* ordinals)
-        : block_(block), ordinals_(ordinals) {}
+    // The entries are written to `scratch` when given (a decoder thread's buffer, kept
+    // between blocks), else to a buffer of the sink's own; finish() copies them to the block.
+    BlockSink(EdgeBlock& block, const std::unordered_map<ObjectId, std::uint32_t>* ordinals,
+              std::vector<std::uint8_t>* scratch = nullptr)
+        : block_(block), ordinals_(ordinals), out_(scratch ? *scratch : own_) {}
 
     // `refs`: non-null references, in record order.
     template <typename Refs>
@@ -89,7 +94,7 @@ public:
         for (ObjectId ref : refs) put_varint(zigzag(static_cast<std::int64_t>(ref - o.address)));
     }
     void add_root(const RootRecord& root) { block_.roots.push_back(root); }
-    void finish();  // sorts the unknown array classes
+    void finish();  // sorts the unknown array classes, hands the entries to the block
 
 private:
     void begin_object(const SinkObject& o, std::size_t refs);
@@ -102,6 +107,8 @@ private:
 
     EdgeBlock& block_;
     const std::unordered_map<ObjectId, std::uint32_t>* ordinals_;
+    std::vector<std::uint8_t> own_;
+    std::vector<std::uint8_t>& out_;
     std::uint64_t position_ = 0;
     ObjectId address_ = 0;
     ObjectId cached_class_ = 0;  // objects of one class often come in runs
