@@ -43,6 +43,7 @@
 // so pairs cannot be told apart). Capacities: the graph keeps no array lengths, so the walk
 // names the backing array (CollectionCount::backing) and the value reader gives its length.
 #include "graph.h"
+#include "node_bits.h"
 
 #include <algorithm>
 #include <array>
@@ -127,12 +128,12 @@ public:
     bool sentinel(NodeId holder, NodeId v) const;
     NodeId inner_collection(NodeId v) const;
     void mark(NodeId v);
-    bool marked(NodeId v) const { return (seen_[v >> 6] >> (v & 63)) & 1; }
+    bool marked(NodeId v) const { return seen_.test(v); }
     void clear_marks();
 
     const HeapGraph& graph_;
     std::vector<std::uint8_t> rule_;  // per class index: index into the known classes, 0 none
-    std::vector<std::uint64_t> seen_;  // one bit per node, cleared through touched_
+    NodeBits seen_;  // cleared through touched_
     std::vector<NodeId> touched_, extra_, starts_;
     BackingArray backing_;  // of the last size()
 
@@ -144,7 +145,7 @@ public:
 };
 
 CollectionSizer::Walker::Walker(const HeapGraph& graph)
-    : graph_(graph), rule_(graph.classes.size(), 0), seen_((graph.node_count() + 63) / 64, 0) {
+    : graph_(graph), rule_(graph.classes.size(), 0), seen_(graph.node_count()) {
     std::unordered_map<NodeId, std::uint32_t> class_of_object;
     for (std::uint32_t c = 0; c < graph.classes.size(); ++c)
         if (graph.classes[c].node != kNoNode) class_of_object.emplace(graph.classes[c].node, c);
@@ -380,12 +381,12 @@ std::uint64_t CollectionSizer::Walker::count_same_class(std::span<const NodeId> 
 }
 
 void CollectionSizer::Walker::mark(NodeId v) {
-    seen_[v >> 6] |= std::uint64_t{1} << (v & 63);
+    seen_.set(v);
     touched_.push_back(v);
 }
 
 void CollectionSizer::Walker::clear_marks() {
-    for (NodeId v : touched_) seen_[v >> 6] = 0;
+    for (NodeId v : touched_) seen_.clear_word_of(v);
     touched_.clear();
 }
 

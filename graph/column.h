@@ -175,11 +175,10 @@ public:
         if (size_ == capacity()) regrow(std::max<std::size_t>(16, 2 * capacity()));
         data()[size_++] = value;
     }
-    void append(const T* first, const T* last) {
-        const std::size_t n = static_cast<std::size_t>(last - first);
-        if (size_ + n > capacity()) regrow(std::max<std::size_t>(size_ + n, 2 * capacity()));
-        std::copy(first, last, data() + size_);
-        size_ += n;
+    void append(std::span<const T> values) {
+        if (size_ + values.size() > capacity()) regrow(std::max(size_ + values.size(), 2 * capacity()));
+        std::copy(values.begin(), values.end(), data() + size_);
+        size_ += values.size();
     }
     void pop_back() { --size_; }
     void clear() { size_ = 0; }

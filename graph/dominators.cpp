@@ -21,6 +21,7 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "dominators.h"
+#include "node_bits.h"
 
 namespace heapgraph::graph {
 
@@ -40,20 +41,6 @@ struct Numbered {
 // alone: one random access a step, not three.
 struct Slot {
     DfsIndex ancestor, best;
-};
-
-// One bit a node, for the flags the loops test at every edge: 4 MB for 32M nodes stays in
-// the cache where a 4-byte column does not.
-class NodeBits {
-public:
-    explicit NodeBits(std::size_t nodes) : words_((nodes + 63) / 64) {}
-    bool test(NodeId v) const { return (words_[v >> 6] >> (v & 63)) & 1; }
-    void set(NodeId v) { words_[v >> 6] |= std::uint64_t{1} << (v & 63); }
-    std::uint64_t& word(std::size_t i) { return words_[i]; }
-    std::size_t words() const { return words_.size(); }
-
-private:
-    std::vector<std::uint64_t> words_;
 };
 
 struct Numbering {
@@ -265,13 +252,14 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& sea
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {
         tick.step();
         const NodeId node = n.vertex[w];
-        const bool root = is_root(w);
         // An object with one referrer has no row: its referrer is its DFS parent and its
-        // semidominator (and, in step 3, its immediate dominator) without a search.
+        // semidominator (and, in step 3, its immediate dominator) without a search. Roots
+        // are searched, so is_root() is asked of searched nodes only.
         if (!searched.test(node)) {
             forest.link(w, forest.parent(w));
             continue;
         }
+        const bool root = is_root(w);
         ++evaluated;
         ahead.reached(w);
         DfsIndex semi = root ? 0 : w;  // 0: the super root's edge

@@ -86,6 +86,8 @@ public:
     BlockSink(EdgeBlock& block, const std::unordered_map<ObjectId, std::uint32_t>* ordinals,
               std::vector<std::uint8_t>* scratch = nullptr)
         : block_(block), ordinals_(ordinals), out_(scratch ? *scratch : own_) {}
+    BlockSink(const BlockSink&) = delete;  // out_ may name own_
+    BlockSink& operator=(const BlockSink&) = delete;
 
     // `refs`: non-null references, in record order.
     template <typename Refs>

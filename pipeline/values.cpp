@@ -383,9 +383,9 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
             return part;
         },
         [&](const HeapChunk& chunk, Part& part) {
-            values.strings.append(part.strings.data(), part.strings.data() + part.strings.size());
-            values.arrays.append(part.arrays.data(), part.arrays.data() + part.arrays.size());
-            values.object_arrays.append(part.object_arrays.data(), part.object_arrays.data() + part.object_arrays.size());
+            values.strings.append(part.strings);
+            values.arrays.append(part.arrays);
+            values.object_arrays.append(part.object_arrays);
             values.thread_roots.insert(values.thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
             for (ObjectRecordCopy& r : part.records) values.records.push_back(std::move(r));
             values.split_arrays += part.split;
