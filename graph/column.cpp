@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -149,6 +150,24 @@ std::byte* map_file(std::size_t bytes, const std::string& dir) {
     return static_cast<std::byte*>(at);
 }
 
+// Heap blocks from this size on get an anonymous mapping of their own, which can grow and
+// shrink in place (resize_in_place); smaller ones come from malloc.
+constexpr std::size_t kMappedBytes = std::size_t{1} << 20;
+
+std::size_t page_round(std::size_t bytes) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    return (bytes + page - 1) / page * page;
+}
+
+// Zeroed heap memory of `bytes`; `mapped` says which of the two kinds it is.
+std::byte* allocate_heap(std::size_t bytes, bool& mapped) {
+    mapped = bytes >= kMappedBytes;
+    void* at = mapped ? ::mmap(nullptr, page_round(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                      : std::calloc(bytes, 1);
+    if (at == (mapped ? MAP_FAILED : nullptr)) throw std::bad_alloc();
+    return static_cast<std::byte*>(at);
+}
+
 }  // namespace
 
 void configure_storage(const StorageOptions& options) {
@@ -212,8 +231,7 @@ ColumnBlock::ColumnBlock(std::size_t bytes) {
             std::lock_guard lock(b.mutex);
             b.watch(data_, bytes_);
         } else {
-            data_ = static_cast<std::byte*>(std::calloc(bytes, 1));  // big blocks: zero pages, untouched
-            if (!data_) throw std::bad_alloc();
+            data_ = allocate_heap(bytes, mapped_);
         }
     } catch (...) {
         give_back();
@@ -229,10 +247,26 @@ void ColumnBlock::give_back() noexcept {
     std::lock_guard lock(b.mutex);  // the pager does not touch a block while it is unmapped
     if (data_) {
         if (in_file_) b.files.erase(data_), ::munmap(data_, bytes_);
+        else if (mapped_) ::munmap(data_, page_round(bytes_));
         else std::free(data_);
     }
     (in_file_ ? b.file_bytes : b.heap_bytes) -= bytes_;
     data_ = nullptr, bytes_ = 0;
+}
+
+bool ColumnBlock::resize_in_place(std::size_t bytes) {
+    if (!mapped_ || bytes < kMappedBytes) return false;
+    Budget& b = budget();
+    std::lock_guard lock(b.mutex);  // the budget and the block change together
+    if (bytes > bytes_ && b.heap_bytes + (bytes - bytes_) > b.options.memory_limit) return false;
+    void* moved = ::mremap(data_, page_round(bytes_), page_round(bytes), MREMAP_MAYMOVE);
+    if (moved == MAP_FAILED) return false;
+    // The last page of an earlier shrink may hold old bytes past its end: new bytes are zero.
+    if (bytes > bytes_) std::memset(static_cast<std::byte*>(moved) + bytes_, 0, std::min(bytes, page_round(bytes_)) - bytes_);
+    b.heap_bytes = b.heap_bytes - bytes_ + bytes;
+    b.use.heap_bytes_peak = std::max(b.use.heap_bytes_peak, b.heap_bytes);
+    data_ = static_cast<std::byte*>(moved), bytes_ = bytes;
+    return true;
 }
 
 void ColumnBlock::release_pages() const {

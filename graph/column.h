@@ -86,15 +86,21 @@ public:
     std::size_t bytes() const { return bytes_; }
     bool in_file() const { return in_file_; }
     void release_pages() const;
+    // Resizes a large heap block where it lies (mremap): the pages it has keep their bytes and
+    // are neither copied nor faulted in again; new bytes are zero. False, and the block as it
+    // was, for a file or small block or when the budget has no room: the caller copies.
+    bool resize_in_place(std::size_t bytes);
 
 private:
     void give_back() noexcept;
     void swap(ColumnBlock& other) noexcept {
         std::swap(data_, other.data_), std::swap(bytes_, other.bytes_), std::swap(in_file_, other.in_file_);
+        std::swap(mapped_, other.mapped_);
     }
     std::byte* data_ = nullptr;
     std::size_t bytes_ = 0;
     bool in_file_ = false;
+    bool mapped_ = false;  // a heap block of its own anonymous mapping (large blocks)
 };
 
 template <typename T>
@@ -161,9 +167,12 @@ public:
         if (n > capacity()) regrow(n);
     }
     // New elements are zero bytes, i.e. T{} for the arithmetic and enum types columns hold.
+    // Room a regrow just made is zero already: only older room is cleared (a first pass over
+    // fresh pages would fault them all in for nothing).
     void resize(std::size_t n) {
-        reserve(n);
-        if (n > size_) std::memset(static_cast<void*>(data() + size_), 0, (n - size_) * sizeof(T));
+        const std::size_t zero_from = n > capacity() ? regrow(n) : capacity();
+        if (n > size_ && zero_from > size_)
+            std::memset(static_cast<void*>(data() + size_), 0, (std::min(n, zero_from) - size_) * sizeof(T));
         size_ = n;
     }
     void resize(std::size_t n, const T& value) {
@@ -211,11 +220,16 @@ private:
         block_ = ColumnBlock(n * sizeof(T));
         return true;
     }
-    void regrow(std::size_t n) {
-        ColumnBlock grown(n * sizeof(T));
-        if (size_) std::memcpy(grown.data(), block_.data(), std::min(size_, n) * sizeof(T));
-        block_ = std::move(grown);
+    // Room for n elements, the first size_ kept; returns the index from which the room is
+    // known to be zero.
+    std::size_t regrow(std::size_t n) {
+        const std::size_t old_capacity = capacity();
         size_ = std::min(size_, n);
+        if (block_.resize_in_place(n * sizeof(T))) return std::min(old_capacity, n);
+        ColumnBlock grown(n * sizeof(T));
+        if (size_) std::memcpy(grown.data(), block_.data(), size_ * sizeof(T));
+        block_ = std::move(grown);
+        return size_;
     }
 
     ColumnBlock block_;

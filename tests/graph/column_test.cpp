@@ -3,6 +3,7 @@
 // StorageError naming the directory.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <chrono>
@@ -74,6 +75,43 @@ TEST_CASE("column: vector operations agree in both backings") {
         CHECK(copy.empty());
         CHECK_THROWS_AS(moved.at(3), std::out_of_range);
     }
+}
+
+// Large heap columns grow and shrink where they lie (mremap): what they held stays, and room
+// that was old elements before a shrink or a pop comes back as zeros.
+TEST_CASE("column: a large heap column keeps its elements and zeroes new room when it grows in place") {
+    Budget budget(std::uint64_t{1} << 40);
+    Column<std::uint32_t> c;
+    for (std::uint32_t i = 0; i < 3'000'000; ++i) c.push_back(i + 1);  // 12 MB, many regrows
+    CHECK_FALSE(c.in_file());
+    CHECK(c[0] == 1);
+    CHECK(c[2'999'999] == 3'000'000);
+    c.resize(1'000'001);  // drops elements; the room past them keeps their old bytes
+    c.shrink_to_fit();    // in place: the last page still holds old bytes past the end
+    CHECK(c.capacity() == 1'000'001);
+    c.resize(2'000'000);
+    CHECK(c[1'000'000] == 1'000'001);
+    CHECK(c[1'000'001] == 0);
+    CHECK(c[1'001'000] == 0);
+    CHECK(c[1'999'999] == 0);
+    CHECK(std::count(c.begin() + 1'000'001, c.end(), 0u) == 999'999);
+    c.pop_back(), c.pop_back();
+    c[1'999'997] = 5;
+    c.resize(1'999'999);  // within capacity: the popped element is cleared, not left as it was
+    CHECK(c[1'999'997] == 5);
+    CHECK(c[1'999'998] == 0);
+}
+
+TEST_CASE("column: a large heap column past the budget on growing moves to a file with its elements") {
+    Budget budget(std::uint64_t{16} << 20);
+    Column<std::uint64_t> c(1'500'000);  // 12 MB in memory
+    CHECK_FALSE(c.in_file());
+    std::iota(c.begin(), c.end(), std::uint64_t{0});
+    c.resize(3'000'000);  // 24 MB: no room to grow in place
+    CHECK(c.in_file());
+    CHECK(c[1'499'999] == 1'499'999);
+    CHECK(c[1'500'000] == 0);
+    CHECK(c[2'999'999] == 0);
 }
 
 TEST_CASE("column: a file column's pages leave the process and come back with the same bytes") {
