@@ -123,7 +123,7 @@ struct Options {
 struct Input {
     DumpInfo dump{};
     graph::HeapGraph& graph;
-    std::span<const std::uint64_t> addresses{};  // by node id
+    NodeAddresses addresses{};  // by node id
     std::span<const graph::Edge> weak_edges{};
     graph::FieldNames* field_names = nullptr;
     std::vector<Warning> warnings{};
@@ -138,7 +138,7 @@ struct Input {
 struct Findings {
     DumpInfo dump{};
     const graph::HeapGraph& graph;
-    std::span<const std::uint64_t> addresses{};
+    NodeAddresses addresses{};
     std::string tool_version{};
     std::size_t top = 100;
     double suspect_threshold = 10;

@@ -30,15 +30,13 @@ namespace {
 using graph::NodeId;
 using graph::kNoNode;
 
-// Node of each record (sorted by address): one merge with the dump's sorted addresses.
+// Node of each record: the address index answers each in a few loads.
 template <typename Records>
-std::vector<NodeId> nodes_of(const Records& records, std::span<const std::uint64_t> addresses) {
+std::vector<NodeId> nodes_of(const Records& records, NodeAddresses addresses) {
     std::vector<NodeId> nodes(records.size(), kNoNode);
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < records.size(); ++i) {
-        while (j < addresses.size() && addresses[j] < records[i].address) ++j;
-        if (j < addresses.size() && addresses[j] == records[i].address) nodes[i] = static_cast<NodeId>(j);
-    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, records.size()), [&](const auto& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) nodes[i] = addresses.node_of(records[i].address);
+    });
     return nodes;
 }
 
@@ -181,7 +179,7 @@ private:
 };
 
 // The strings to group: counted, with a char[] or byte[] value the pass read whole.
-Members string_members(std::span<const std::uint8_t> counted, std::span<const std::uint64_t> addresses,
+Members string_members(std::span<const std::uint8_t> counted, NodeAddresses addresses,
                        const DumpValues& values, std::span<const std::uint32_t> value_index) {
     const std::vector<NodeId> nodes = nodes_of(values.strings, addresses);
     Members members;
@@ -270,7 +268,7 @@ std::string java_value_text(std::uint8_t type, std::uint64_t bits) {
 }
 
 void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> counted,
-                     std::span<const std::uint64_t> addresses, const DumpValues& values, std::size_t top,
+                     NodeAddresses addresses, const DumpValues& values, std::size_t top,
                      ContentFindings& out) {
     if (!values.available || !values.source) return;  // PHD, classic: nothing was read
     const Grouper grouper(values);

@@ -16,7 +16,7 @@ namespace heapgraph::analysis {
 std::string java_value_text(std::uint8_t type, std::uint64_t bits);
 
 void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> counted,
-                     std::span<const std::uint64_t> addresses, const DumpValues& values, std::size_t top,
+                     NodeAddresses addresses, const DumpValues& values, std::size_t top,
                      ContentFindings& out);
 
 }  // namespace heapgraph::analysis

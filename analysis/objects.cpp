@@ -28,9 +28,10 @@ namespace {
 using graph::NodeId;
 using graph::kNoNode;
 
-NodeId node_of(std::span<const std::uint64_t> addresses, std::uint64_t address) {
-    auto it = std::lower_bound(addresses.begin(), addresses.end(), address);
-    return it != addresses.end() && *it == address ? static_cast<NodeId>(it - addresses.begin()) : kNoNode;
+static_assert(AddressIndex::kMissing == kNoNode);
+
+NodeId node_of(NodeAddresses addresses, std::uint64_t address) {
+    return addresses.node_of(address);  // AddressIndex::kMissing is kNoNode
 }
 
 bool is_class(const graph::HeapGraph& g, NodeId v, std::initializer_list<std::string_view> names) {
@@ -230,7 +231,7 @@ InspectedNodes inspected_nodes(const Findings& f, std::size_t report, std::size_
     return {with_suspects(std::move(out)), with_suspects(std::move(largest))};
 }
 
-ValueRequest value_request(std::span<const std::uint64_t> addresses, std::vector<NodeId> nodes) {
+ValueRequest value_request(NodeAddresses addresses, std::vector<NodeId> nodes) {
     ValueRequest request;
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());

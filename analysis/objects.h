@@ -23,7 +23,7 @@ struct InspectedNodes {
 InspectedNodes inspected_nodes(const Findings& f, std::size_t report, std::size_t page);
 
 // What the value pass reads for these analyses: the records of `nodes`, and every thread.
-ValueRequest value_request(std::span<const std::uint64_t> addresses, std::vector<graph::NodeId> nodes);
+ValueRequest value_request(NodeAddresses addresses, std::vector<graph::NodeId> nodes);
 
 void find_threads(const Findings& f, const DumpValues& values, ContentFindings& out);
 // The threads a javacore lists (PHD, classic text): names, states and frames; retained bytes

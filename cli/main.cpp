@@ -91,7 +91,8 @@ int analyze(const AnalyzeArgs& args) {
 int convert(const ConvertArgs& args) {
     try {
         LoadedDump dump = load_dump(args.dump, args.load);
-        reports::ClassicOutput out{dump.graph, dump.addresses,
+        const graph::Column<std::uint64_t> addresses = dump.addresses.addresses();  // every node's is written
+        reports::ClassicOutput out{dump.graph, addresses,
                                    dump.info.format_version + ", converted by heapgraph " + HEAPGRAPH_VERSION,
                                    dump.info.id_size == 4 ? 4u : 8u, args.variant == "sdk"};
         return writing([&] {

@@ -93,6 +93,8 @@ void AddressIndex::finish() {
         Page* page = entry.load();
         if (!page) continue;
         owned_.emplace_back(page);
+        owned_base_.push_back(total);
+        owned_number_.push_back(static_cast<std::uint64_t>(&entry - table_.data()));
         page->base = total;
         std::uint16_t in_page = 0;
         for (std::uint64_t w = 0; w < kWordsPerPage; ++w) {
@@ -121,6 +123,40 @@ std::uint32_t AddressIndex::node_of(std::uint64_t address) const {
     std::uint64_t bit = std::uint64_t{1} << (in_page % 64);
     if (!(word & bit)) return kMissing;
     return page->base + page->word_rank[in_page / 64] + static_cast<std::uint32_t>(std::popcount(word & (bit - 1)));
+}
+
+AddressIndex AddressIndex::of(std::span<const std::uint64_t> addresses) {
+    Range range;
+    for (std::uint64_t a : addresses) range.add(a);
+    AddressIndex index(range);
+    for (std::uint64_t a : addresses) index.insert(a);
+    index.finish();
+    return index;
+}
+
+namespace {
+
+// The position of the k-th set bit of `word` (k < popcount(word)).
+unsigned select_bit(std::uint64_t word, unsigned k) {
+    for (; k > 0; --k) word &= word - 1;
+    return static_cast<unsigned>(std::countr_zero(word));
+}
+
+}  // namespace
+
+std::uint64_t AddressIndex::address_of(std::uint32_t node) const {
+    if (!dense_) return sorted_[node];
+    // The last page whose base is at most node holds it (an owned page has a set bit).
+    const std::size_t p = static_cast<std::size_t>(
+        std::upper_bound(owned_base_.begin(), owned_base_.end(), node) - owned_base_.begin() - 1);
+    const Page& page = *owned_[p];
+    const std::uint32_t rank = node - owned_base_[p];
+    // The word before the first whose rank passes it: its bits reach past the rank.
+    const std::size_t w = static_cast<std::size_t>(
+        std::upper_bound(std::begin(page.word_rank), std::end(page.word_rank), rank) - std::begin(page.word_rank) - 1);
+    const std::uint64_t slot =
+        (owned_number_[p] << kPageBits) + w * 64 + select_bit(page.bits[w], rank - page.word_rank[w]);
+    return min_ + slot * step_;
 }
 
 graph::Column<std::uint64_t> AddressIndex::addresses() const {

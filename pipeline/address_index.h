@@ -26,18 +26,26 @@ public:
         void merge(const Range& other);
     };
 
+    AddressIndex() = default;  // of no address
     // Prepares for the addresses that `range` describes; insert() them all, then finish().
     explicit AddressIndex(const Range& range);
     ~AddressIndex();
+    AddressIndex(AddressIndex&&) = default;
+    AddressIndex& operator=(AddressIndex&&) = default;
+    // A finished index of distinct addresses (tests, small tools).
+    static AddressIndex of(std::span<const std::uint64_t> addresses);
 
     // Thread-safe. Returns false when the address was inserted before (a duplicate).
     bool insert(std::uint64_t address);
     void finish();  // computes ranks (dense) or sorts (sparse); reports duplicates of sparse
 
     std::uint32_t node_of(std::uint64_t address) const;
+    // The address of node `node` (< size()): the node-th set bit, found by two binary searches
+    // (pages by their first node, words by their rank) and a select in one word.
+    std::uint64_t address_of(std::uint32_t node) const;
     std::uint32_t size() const { return count_; }
     bool dense() const { return dense_; }
-    graph::Column<std::uint64_t> addresses() const;  // by node id
+    graph::Column<std::uint64_t> addresses() const;  // by node id, for passes over every node
     std::uint64_t sparse_duplicates() const { return sparse_duplicates_; }
 
 private:
@@ -54,9 +62,30 @@ private:
     std::uint64_t min_ = 0, step_ = 1;
     std::vector<std::atomic<Page*>> table_;
     std::vector<std::unique_ptr<Page>> owned_;  // filled by finish(), in page order
+    std::vector<std::uint32_t> owned_base_;      // each owned page's base, ascending
+    std::vector<std::uint64_t> owned_number_;    // and its number in table_
     std::vector<std::uint64_t> sorted_;
     std::uint32_t count_ = 0;
     std::uint64_t sparse_duplicates_ = 0;
+};
+
+// Node id -> address, answered by the index instead of an 8-byte column per object; a
+// handle, cheap to copy, valid while the index lives.
+class NodeAddresses {
+public:
+    NodeAddresses() = default;
+    NodeAddresses(const AddressIndex& index) : index_(&index) {}
+    std::uint64_t operator[](std::uint32_t node) const { return index_->address_of(node); }
+    std::uint32_t size() const { return index_ ? index_->size() : 0; }
+    // The node at `address`, or AddressIndex::kMissing (== graph::kNoNode).
+    std::uint32_t node_of(std::uint64_t address) const {
+        return index_ ? index_->node_of(address) : AddressIndex::kMissing;
+    }
+    // Every node's address, for a pass over all nodes (a select per node would be slower).
+    graph::Column<std::uint64_t> column() const { return index_ ? index_->addresses() : graph::Column<std::uint64_t>{}; }
+
+private:
+    const AddressIndex* index_ = nullptr;
 };
 
 }  // namespace heapgraph

@@ -51,7 +51,7 @@ public:
             bool class_edge = g.classes[g.class_index[e.from]].node != graph::kNoNode;
             if (kind != graph::NodeKind::instance && kind != graph::NodeKind::object_array) continue;
             if (class_edge && e.slot == 0) continue;
-            wanted_[dump_.addresses[e.from]].push_back(e);
+            wanted_[dump_.addresses.address_of(e.from)].push_back(e);
         }
     }
 
@@ -72,10 +72,7 @@ public:
 
 private:
     NodeId node_of(ObjectId address) const {
-        if (address == 0) return graph::kNoNode;
-        auto it = std::lower_bound(dump_.addresses.begin(), dump_.addresses.end(), address);
-        return it != dump_.addresses.end() && *it == address ? static_cast<NodeId>(it - dump_.addresses.begin())
-                                                             : graph::kNoNode;
+        return address == 0 ? graph::kNoNode : dump_.addresses.node_of(address);  // kMissing == kNoNode
     }
 
     // Slot of the first reference: after the class edge, when the class has a class object.

@@ -73,6 +73,7 @@ public:
             clock.start("size model");
             set_hprof_sizes(view(), *parts_.hprof, info_);
         }
+        addresses_ = {};  // the size model's; from here on the index answers
         check_heap_total();
         if (inferred_) inferred_->link(extra_edges_);
         else add_roots();
@@ -85,7 +86,7 @@ public:
         }
         parts_.blocks = {};
         clock.start("transpose");
-        loaded.addresses = std::move(addresses_);
+        loaded.addresses = std::move(index_);
         input_.out = &out_;
         if (parts_.progress)
             input_.progress = [this](std::uint64_t done, std::uint64_t total) {
@@ -169,7 +170,7 @@ private:
         if (first_null) throw DumpError(info_.path, {*first_null, parts_.record_name, parts_.null_address});
         index_.finish();
         if (!duplicates.empty() || index_.sparse_duplicates()) fail_on_duplicate(duplicates);
-        addresses_ = index_.addresses();
+        if (parts_.hprof) addresses_ = index_.addresses();  // for the size model only
     }
 
     // Strict: one address dumped twice cannot be one object. Names the lowest such address

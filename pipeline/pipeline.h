@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "address_index.h"
 #include "formats.h"
 #include "regular_file.h"
 #include "graph.h"
@@ -90,7 +91,9 @@ struct DumpSource;  // pipeline/edge_names.h
 struct LoadedDump {
     DumpInfo info;
     graph::HeapGraph graph;
-    graph::Column<ObjectId> addresses;  // by node id, ascending (a graph column: 8 bytes an object)
+    // Address -> node id and node id -> address (ids ascend with addresses): a bit per possible
+    // object start, not 8 bytes an object.
+    AddressIndex addresses;
     std::vector<Warning> warnings;
     std::vector<StageTiming> timings;
     // HPROF only (empty for PHD and classic text, whose records name no fields): the weak

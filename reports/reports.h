@@ -34,7 +34,7 @@ nlohmann::ordered_json inspected_objects_json(const analysis::Findings& findings
 // layout, or the IBM SDK's with `sdk`. Needs the graph's out rows.
 struct ClassicOutput {
     const graph::HeapGraph& graph;
-    std::span<const std::uint64_t> addresses;  // by node id
+    std::span<const std::uint64_t> addresses;  // by node id (every one is read: a column)
     std::string version;                       // after "// Version: "
     std::uint32_t word_bytes = 8;              // 4 or 8: the width of every address
     bool sdk = false;

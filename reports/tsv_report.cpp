@@ -59,11 +59,12 @@ void write_objects_tsv(const analysis::Findings& a, std::ostream& out) {
     std::vector<std::string> names;  // escaped once per class, not once per object
     for (const graph::ClassInfo& c : a.graph.classes) names.push_back(tsv_field(c.name));
     const graph::DominatorTree& tree = a.retained.tree;
+    const graph::Column<std::uint64_t> addresses = a.addresses.column();
     out << "id\tkind\tclass\tshallow_bytes\tretained_bytes\tretained_objects\tidom\n";
     char id[24];
     for (graph::NodeId v = 0; v < a.graph.node_count(); ++v) {
         bool is_class = a.graph.kind[v] == graph::NodeKind::class_object;
-        std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(a.addresses[v]));
+        std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(addresses[v]));
         out << id << '\t' << graph::node_kind_name(a.graph.kind[v]) << '\t'
             << names[is_class ? described[v] : a.graph.class_index[v]] << '\t'
             << a.graph.shallow_bytes[v] << '\t' << tree.retained_bytes[v] << '\t'
@@ -72,7 +73,7 @@ void write_objects_tsv(const analysis::Findings& a, std::ostream& out) {
         if (idom == graph::kSuperRoot) {
             out << "root";
         } else if (idom != graph::kUnreached) {
-            std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(a.addresses[idom]));
+            std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(addresses[idom]));
             out << id;
         }  // left empty: not in the dominator tree (unreachable)
         out << '\n';

@@ -44,7 +44,8 @@ TEST_CASE("analysis: each analysis runs once, in order, and the edges are releas
     for (NodeId v = 0; v < g.node_count(); ++v) addresses[v] = 0x1000 + 0x100 * v;
     int naming_passes = 0;
     std::size_t named_edges = 0;
-    analysis::Input in{.graph = g, .addresses = addresses};
+    const AddressIndex index = AddressIndex::of(addresses);
+    analysis::Input in{.graph = g, .addresses = index};
     in.name_edges = [&](std::span<const graph::PathEdge> edges) { ++naming_passes, named_edges = edges.size(); };
     analysis::Findings f = analysis::analyse(std::move(in), {.top = 5, .suspect_threshold = 30, .holders = true});
 
@@ -72,8 +73,10 @@ TEST_CASE("analysis: each analysis runs once, in order, and the edges are releas
 
 TEST_CASE("analysis: a snapshot-only analysis skips collections and suspects, and may keep the edges") {
     graph::HeapGraph g = small_heap();
-    std::vector<std::uint64_t> addresses(g.node_count(), 0);
-    analysis::Findings f = analysis::analyse({.graph = g, .addresses = addresses},
+    std::vector<std::uint64_t> addresses(g.node_count());
+    for (NodeId v = 0; v < g.node_count(); ++v) addresses[v] = 0x1000 + 0x100 * v;
+    const AddressIndex index = AddressIndex::of(addresses);
+    analysis::Findings f = analysis::analyse({.graph = g, .addresses = index},
                                              {.report = false, .holders = true, .release_edges = false});
     CHECK(stages(f) == std::vector<std::string>{"dominators", "suspects", "path names", "tables"});
     CHECK(f.timings[0].note.find("; paths alongside: ") != std::string::npos);

@@ -117,7 +117,7 @@ TEST_CASE("equal hashes with different contents never join a group") {
     in.class_index.assign(3, 0);
     in.shallow_bytes.assign(3, 24);
     graph::HeapGraph g = graph::build_heap_graph(std::move(in));
-    const std::vector<std::uint64_t> addresses = {0x100, 0x110, 0x120};
+    const AddressIndex addresses = AddressIndex::of(std::vector<std::uint64_t>{0x100, 0x110, 0x120});
     const std::vector<std::uint8_t> counted(3, 1);
     analysis::ContentFindings out;
     analysis::find_duplicates(g, counted, addresses, values, 10, out);
@@ -307,5 +307,5 @@ TEST_CASE("threads from a javacore (PHD): names, states, daemon and every frame 
     REQUIRE(attach != f.content.threads.end());
     CHECK(attach->daemon == true);
     REQUIRE(attach->node != graph::kNoNode);
-    CHECK(dump.addresses[attach->node] == 0xFFEB23F0u);
+    CHECK(dump.addresses.address_of(attach->node) == 0xFFEB23F0u);
 }

@@ -261,7 +261,7 @@ TEST_CASE("bounded: the objects TSV is valid UTF-8 with no control characters wh
     in.roots = {{0, 0, true}};
     in.root_kind_names = {"jni_global"};
     graph::HeapGraph g = graph::build_heap_graph(std::move(in));
-    std::vector<std::uint64_t> addresses{0x1000};
+    const AddressIndex addresses = AddressIndex::of(std::vector<std::uint64_t>{0x1000});
     analysis::Findings a = analysis::analyse({.graph = g, .addresses = addresses}, {});
     std::ostringstream out;
     reports::write_objects_tsv(a, out);

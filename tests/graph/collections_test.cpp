@@ -386,10 +386,9 @@ TEST_CASE("collections: a LinkedList counts its nodes, without the Java 6 header
 namespace {
 
 NodeId node_at(const LoadedDump& dump, std::uint64_t address) {
-    auto it = std::lower_bound(dump.addresses.begin(), dump.addresses.end(), address);
-    REQUIRE(it != dump.addresses.end());
-    REQUIRE(*it == address);
-    return static_cast<NodeId>(it - dump.addresses.begin());
+    const NodeId node = dump.addresses.node_of(address);
+    REQUIRE(node != graph::kNoNode);
+    return node;
 }
 
 struct Expected {

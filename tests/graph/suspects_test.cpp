@@ -204,9 +204,9 @@ std::vector<std::uint8_t> nulls_dump() {
 
 // The names of the edges on the path to the object at `address`, read back from the dump.
 std::vector<std::string> named_path(LoadedDump& dump, const graph::PathTree& paths, ObjectId address) {
-    auto it = std::lower_bound(dump.addresses.begin(), dump.addresses.end(), address);
-    REQUIRE(it != dump.addresses.end());
-    std::vector<NodeId> path = graph::path_from_root(paths, static_cast<NodeId>(it - dump.addresses.begin()));
+    const NodeId node = dump.addresses.node_of(address);
+    REQUIRE(node != graph::kNoNode);
+    std::vector<NodeId> path = graph::path_from_root(paths, node);
     name_edges(dump, graph::path_edges(paths, path));
     std::vector<std::string> names;
     for (std::size_t i = 1; i < path.size(); ++i) names.push_back(graph::edge_name(dump.graph, dump.field_names, paths, path[i]));
@@ -221,7 +221,7 @@ TEST_CASE("path edges name the field after a null field, the inherited field and
     graph::PathTree paths = graph::shortest_path_tree(dump.graph, dump.weak_edges);
     // Without reading back, a null field hides which field a slot is.
     const NodeId array = static_cast<NodeId>(dump.addresses.size() - 1);  // 0x300, the highest address
-    CHECK(dump.addresses[array] == 0x300);
+    CHECK(dump.addresses.address_of(array) == 0x300);
     CHECK(graph::edge_name(dump.graph, dump.field_names, paths, array).empty());
     CHECK(named_path(dump, paths, 0x220) == std::vector<std::string>{"third", "[3]"});
     CHECK(named_path(dump, paths, 0x210) == std::vector<std::string>{"inherited"});

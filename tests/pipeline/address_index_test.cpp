@@ -24,6 +24,14 @@ void check_index(const std::vector<std::uint64_t>& addresses, bool expect_dense)
     REQUIRE(index.size() == sorted.size());
     CHECK(index.addresses() == sorted);
     for (std::uint32_t i = 0; i < sorted.size(); ++i) CHECK(index.node_of(sorted[i]) == i);
+    for (std::uint32_t i = 0; i < sorted.size(); ++i) CHECK(index.address_of(i) == sorted[i]);
+    AddressIndex moved = std::move(index);  // the reports hold the index the loader built
+    const NodeAddresses view(moved);
+    REQUIRE(view.size() == sorted.size());
+    CHECK(view[0] == sorted[0]);
+    CHECK(view[view.size() - 1] == sorted.back());
+    CHECK(view.node_of(sorted.back()) == view.size() - 1);
+    index = std::move(moved);
     for (std::uint64_t a : sorted)
         for (std::uint64_t probe : {a + 1, a + 8}) {
             bool present = std::binary_search(sorted.begin(), sorted.end(), probe);
@@ -48,7 +56,7 @@ TEST_CASE("address index: a heap in two generations far apart maps densely, in o
 
 TEST_CASE("address index: serial ids (the hprof agent's) and a single object") {
     std::vector<std::uint64_t> serial;
-    for (std::uint64_t i = 0x50000000; i < 0x50000000 + 5000; ++i) serial.push_back(i);
+    for (std::uint64_t i = 0x50000000; i < 0x50000000 + 140000; ++i) serial.push_back(i);  // full pages
     check_index(serial, true);
     check_index({0x1234}, true);
 }

@@ -47,15 +47,14 @@ void key_every_class(HeapParts& parts) {
 }
 
 std::vector<ObjectId> row(const LoadedDump& dump, ObjectId from) {
-    auto node = std::lower_bound(dump.addresses.begin(), dump.addresses.end(), from) - dump.addresses.begin();
+    const graph::NodeId node = dump.addresses.node_of(from);
     std::vector<ObjectId> out;
-    for (graph::NodeId to : dump.graph.out.of(static_cast<graph::NodeId>(node))) out.push_back(dump.addresses[to]);
+    for (graph::NodeId to : dump.graph.out.of(static_cast<graph::NodeId>(node))) out.push_back(dump.addresses.address_of(to));
     return out;
 }
 
 graph::NodeId node(const LoadedDump& dump, ObjectId address) {
-    return static_cast<graph::NodeId>(std::lower_bound(dump.addresses.begin(), dump.addresses.end(), address) -
-                                      dump.addresses.begin());
+    return dump.addresses.node_of(address);
 }
 
 std::string class_of(const LoadedDump& dump, ObjectId address) {
@@ -91,7 +90,7 @@ TEST_CASE("heap builder: objects, classes and roots added through the sink becom
     DumpInfo info;
     LoadedDump dump = build_heap(parts, info);
 
-    REQUIRE(dump.addresses == std::vector<ObjectId>{0x100, 0x200, 0x1000, 0x1020, 0x1040, 0x2000});
+    REQUIRE(dump.addresses.addresses() == std::vector<ObjectId>{0x100, 0x200, 0x1000, 0x1020, 0x1040, 0x2000});
     const graph::HeapGraph& g = dump.graph;
     CHECK(g.kind == std::vector<NodeKind>{NodeKind::class_object, NodeKind::class_object, NodeKind::instance,
                                           NodeKind::instance, NodeKind::primitive_array, NodeKind::object_array});
@@ -174,7 +173,7 @@ TEST_CASE("heap builder: a rootless format gets its class loaders and GC roots i
     CHECK(row(dump, 0x300) == std::vector<ObjectId>{0x400, 0x1000});
     CHECK(g.root_kind_names == std::vector<std::string>{"system_class", "unreferenced", "thread_object"});
     std::vector<ObjectId> rooted;
-    for (const graph::GcRoot& r : g.roots) rooted.push_back(dump.addresses[r.node]);
+    for (const graph::GcRoot& r : g.roots) rooted.push_back(dump.addresses.address_of(r.node));
     // Bootstrap classes (those no loader object names), then what nothing references. The
     // Thing and its array reference each other only: both stay unrooted, as MAT has them.
     CHECK(rooted == std::vector<ObjectId>{0x100, 0x200, 0x400});

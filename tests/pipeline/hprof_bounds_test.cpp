@@ -83,9 +83,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 graph::NodeId node_of(const LoadedDump& dump, ObjectId address) {
-    auto it = std::lower_bound(dump.addresses.begin(), dump.addresses.end(), address);
-    REQUIRE((it != dump.addresses.end() && *it == address));
-    return static_cast<graph::NodeId>(it - dump.addresses.begin());
+    const graph::NodeId node = dump.addresses.node_of(address);
+    REQUIRE(node != graph::kNoNode);
+    return node;
 }
 
 }  // namespace

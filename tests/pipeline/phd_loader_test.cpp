@@ -94,7 +94,7 @@ namespace {
 std::map<ObjectId, std::uint64_t> classes_by_loader(const LoadedDump& dump) {
     std::map<ObjectId, std::uint64_t> counts;
     for (const graph::ClassInfo& c : dump.graph.classes)
-        if (c.node != graph::kNoNode) ++counts[c.loader == graph::kNoNode ? 0 : dump.addresses[c.loader]];
+        if (c.node != graph::kNoNode) ++counts[c.loader == graph::kNoNode ? 0 : dump.addresses.address_of(c.loader)];
     return counts;
 }
 

@@ -67,7 +67,7 @@ void check_half(const std::vector<std::uint8_t>& bytes, const std::string& name,
 std::vector<std::uint8_t> as_classic(const std::string& dump) {
     LoadedDump loaded = load_dump(test::data_path(dump), {});
     std::ostringstream text;
-    reports::write_classic({loaded.graph, loaded.addresses, "J9 test", 8, false}, text);
+    reports::write_classic({loaded.graph, loaded.addresses.addresses(), "J9 test", 8, false}, text);
     std::string s = text.str();
     return {s.begin(), s.end()};
 }

@@ -11,7 +11,7 @@ namespace heapgraph::test {
 
 inline std::string classic_of(const LoadedDump& dump, bool sdk = false, const std::string& version = "test") {
     std::ostringstream out;
-    reports::write_classic({dump.graph, dump.addresses, version, dump.info.id_size == 4 ? 4u : 8u, sdk}, out);
+    reports::write_classic({dump.graph, dump.addresses.addresses(), version, dump.info.id_size == 4 ? 4u : 8u, sdk}, out);
     return out.str();
 }
 

@@ -37,8 +37,8 @@ std::map<std::uint64_t, Row> dominator_rows(const LoadedDump& dump) {
     std::map<std::uint64_t, Row> rows;
     for (graph::NodeId v = 0; v < dump.graph.node_count(); ++v) {
         graph::NodeId idom = r.tree.idom[v];
-        rows[dump.addresses[v]] = {graph::node_class_name(dump.graph, v), dump.graph.shallow_bytes[v],
-                                   idom < dump.graph.node_count() ? dump.addresses[idom] : 0, r.tree.retained_bytes[v]};
+        rows[dump.addresses.address_of(v)] = {graph::node_class_name(dump.graph, v), dump.graph.shallow_bytes[v],
+                                   idom < dump.graph.node_count() ? dump.addresses.address_of(idom) : 0, r.tree.retained_bytes[v]};
     }
     return rows;
 }
@@ -152,6 +152,7 @@ LoadedDump hostile_names_heap(const std::vector<NamedObject>& cases) {
     graph::HeapInput in;
     in.classes.push_back({"java.lang.Class", graph::kNoNode, graph::kNoNode});
     LoadedDump dump;
+    std::vector<std::uint64_t> addresses;
     for (const NamedObject& c : cases) {
         auto object = static_cast<graph::NodeId>(in.kind.size());
         in.kind.push_back(c.kind);
@@ -161,9 +162,10 @@ LoadedDump hostile_names_heap(const std::vector<NamedObject>& cases) {
         in.class_index.push_back(0);
         in.shallow_bytes.push_back(100);
         in.classes.push_back({c.class_name, object + 1, graph::kNoNode});
-        dump.addresses.push_back(0x10000 + 0x100 * object);
-        dump.addresses.push_back(0x10000 + 0x100 * (object + 1));
+        addresses.push_back(0x10000 + 0x100 * object);
+        addresses.push_back(0x10000 + 0x100 * (object + 1));
     }
+    dump.addresses = AddressIndex::of(addresses);
     dump.graph = graph::build_heap_graph(std::move(in));
     dump.info.id_size = 8;
     return dump;
@@ -193,7 +195,7 @@ TEST_CASE("classic writer: class names the reader cannot take are rewritten, cou
     };
     LoadedDump dump = hostile_names_heap(cases);
     std::ostringstream out;
-    reports::ClassicWritten written = reports::write_classic({dump.graph, dump.addresses, "test", 8, false}, out);
+    reports::ClassicWritten written = reports::write_classic({dump.graph, dump.addresses.addresses(), "test", 8, false}, out);
     const std::string text = out.str();
     CHECK(written.names_rewritten == 12);
     REQUIRE(written.examples.size() == 3);
@@ -211,7 +213,7 @@ TEST_CASE("classic writer: class names the reader cannot take are rewritten, cou
     for (bool sdk : {false, true}) {
         CAPTURE(sdk);
         std::ostringstream layout;
-        (void)reports::write_classic({dump.graph, dump.addresses, "two\nlines", 8, sdk}, layout);  // one line written
+        (void)reports::write_classic({dump.graph, dump.addresses.addresses(), "two\nlines", 8, sdk}, layout);  // one line written
         LoadedDump back = load_text(layout.str(), "names.txt");
         check_same_counts(dump, back);
         CHECK(back.info.format_version.ends_with(": two lines"));

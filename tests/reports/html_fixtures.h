@@ -50,7 +50,7 @@ inline std::vector<std::uint8_t> payload_hprof() {
 struct PayloadGraph {
     graph::HeapGraph graph;
     graph::Retained retained;
-    std::vector<std::uint64_t> addresses;
+    AddressIndex addresses;
 };
 
 inline PayloadGraph payload_graph() {
@@ -64,13 +64,15 @@ inline PayloadGraph payload_graph() {
     in.edges = {{0, 1}, {1, 2}};
     in.roots = {{0, 0, true}};
     in.root_kind_names = {"jni_global"};
-    PayloadGraph out{graph::build_heap_graph(std::move(in)), {}, {0x1000, 0x2000, 0x3000}};
+    PayloadGraph out{graph::build_heap_graph(std::move(in)), {},
+                     AddressIndex::of(std::vector<std::uint64_t>{0x1000, 0x2000, 0x3000})};
     out.retained = graph::compute_retained(out.graph, graph::RetainedOptions{});
     return out;
 }
 
 // The findings of a graph built by a test, as a dump at `path` would give them.
-inline analysis::Findings analysis_of(graph::HeapGraph& g, const std::vector<std::uint64_t>& addresses,
+// The findings read `addresses` while they live.
+inline analysis::Findings analysis_of(graph::HeapGraph& g, const AddressIndex& addresses,
                                       const std::string& path) {
     DumpInfo dump;
     dump.path = path;

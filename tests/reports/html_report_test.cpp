@@ -49,8 +49,7 @@ TEST_CASE("html report: class and field names that are HTML or script payloads a
     std::vector<std::uint8_t> bytes = test::payload_hprof();
     LoadedDump dump = load_dump_bytes(bytes, "payload.hprof", {});
     graph::Retained retained = graph::compute_retained(dump.graph, graph::RetainedOptions{});
-    std::vector<std::uint64_t> addresses(dump.addresses.begin(), dump.addresses.end());
-    analysis::Findings a = test::analysis_of(dump.graph, addresses, "dir/" + test::kImgPayload + ".hprof");
+    analysis::Findings a = test::analysis_of(dump.graph, dump.addresses, "dir/" + test::kImgPayload + ".hprof");
     std::string json = reports::json_report(a);
     REQUIRE(json.find(test::kImgPayload) != std::string::npos);  // the payloads reached the report
     std::string html = reports::html_report(a);
@@ -101,7 +100,8 @@ TEST_CASE("html report: a heap with thousands of long class names stays under 10
     graph::Retained retained = graph::compute_retained(g, graph::RetainedOptions{});
     std::vector<std::uint64_t> addresses(n);
     for (std::uint32_t i = 0; i < n; ++i) addresses[i] = 0x10000 + 16 * std::uint64_t{i};
-    analysis::Findings a = test::analysis_of(g, addresses, "wide.hprof");
+    const AddressIndex index = AddressIndex::of(addresses);
+    analysis::Findings a = test::analysis_of(g, index, "wide.hprof");
     std::string json = reports::json_report(a);
     REQUIRE(json.size() > 15'000'000);
     std::string html = reports::html_report(a);
