@@ -254,6 +254,14 @@ void ColumnBlock::give_back() noexcept {
     data_ = nullptr, bytes_ = 0;
 }
 
+void ColumnBlock::release_pages(std::size_t from, std::size_t to) const {
+    if (!in_file_ || from >= to) return;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    from = from / page * page;
+    to = std::min(page_round(to), page_round(bytes_));
+    ::madvise(data_ + from, to - from, MADV_DONTNEED);  // shared file pages: the bytes stay
+}
+
 bool ColumnBlock::resize_in_place(std::size_t bytes) {
     if (!mapped_ || bytes < kMappedBytes) return false;
     Budget& b = budget();

@@ -86,6 +86,7 @@ public:
     std::size_t bytes() const { return bytes_; }
     bool in_file() const { return in_file_; }
     void release_pages() const;
+    void release_pages(std::size_t from, std::size_t to) const;  // the pages of bytes [from, to)
     // Resizes a large heap block where it lies (mremap): the pages it has keep their bytes and
     // are neither copied nor faulted in again; new bytes are zero. False, and the block as it
     // was, for a file or small block or when the budget has no room: the caller copies.
@@ -153,6 +154,11 @@ public:
     const T& back() const { return data()[size_ - 1]; }
     bool in_file() const { return block_.in_file(); }
     void release_pages() const { block_.release_pages(); }
+    // The pages of elements [first, last), rounded out to whole pages: a pass that releases
+    // what it has read keeps a slab of a file column resident, whatever the pager's timing.
+    void release_pages(std::size_t first, std::size_t last) const {
+        block_.release_pages(first * sizeof(T), std::min(last, size_) * sizeof(T));
+    }
 
     void assign(std::size_t n, const T& value) {
         // A fresh block is zeroed already: a zero value needs no pass over it.
@@ -235,5 +241,12 @@ private:
     ColumnBlock block_;
     std::size_t size_ = 0;
 };
+
+// body(first, last) over [0, n) in slabs of `slab`, in order: for passes over file columns
+// that release each slab's pages once done with it.
+template <typename Body>
+void for_each_slab(std::size_t n, std::size_t slab, Body body) {
+    for (std::size_t first = 0; first < n; first += slab) body(first, std::min(n, first + slab));
+}
 
 }  // namespace heapgraph::graph

@@ -137,6 +137,9 @@ HeapParts hprof_heap_parts(HprofParts& hprof, std::vector<EdgeBlock> blocks, Dum
 namespace {
 
 class SizeModelChoice {
+    // Nodes a slab of the passes over every node: their file columns' pages go after each.
+    static constexpr std::size_t kSlab = std::size_t{1} << 22;
+
 public:
     SizeModelChoice(const BuiltHeap& heap, const HprofParts& hprof) : heap_(heap), hprof_(hprof) {}
 
@@ -163,9 +166,15 @@ public:
 
     void apply(const SizeModel& model) {
         std::vector<std::uint64_t> sizes = instance_sizes(model);
+        const graph::HeapInput& input = heap_.input;
         auto& shallow = heap_.input.shallow_bytes;
-        tbb::parallel_for(tbb::blocked_range<NodeId>(0, heap_.index.size()), [&](const auto& r) {
-            for (NodeId v = r.begin(); v < r.end(); ++v) shallow[v] = node_bytes(v, model, sizes);
+        graph::for_each_slab(heap_.index.size(), kSlab, [&](std::size_t first, std::size_t last) {
+            tbb::parallel_for(tbb::blocked_range<NodeId>(static_cast<NodeId>(first), static_cast<NodeId>(last)),
+                              [&](const auto& r) {
+                                  for (NodeId v = r.begin(); v < r.end(); ++v) shallow[v] = node_bytes(v, model, sizes);
+                              });
+            input.kind.release_pages(first, last), input.class_index.release_pages(first, last);
+            shallow.release_pages(first, last);
         });
         for (const ClassDump& c : hprof_.classes) shallow[heap_.node_of(c.class_id)] = class_shallow_bytes(c, model);
     }
@@ -215,17 +224,26 @@ private:
         const NodeId stride = std::max<NodeId>(1, n / (4u << 20));
         const NodeId samples = n > 0 ? (n - 1) / stride : 0;
         const auto& addresses = heap_.addresses;
-        return tbb::parallel_reduce(
-            tbb::blocked_range<NodeId>(0, samples), std::uint64_t{0},
-            [&](const auto& r, std::uint64_t hits) {
-                for (NodeId i = r.begin(); i < r.end(); ++i) {
-                    NodeId v = i * stride;
-                    if (heap_.input.kind[v] != graph::NodeKind::class_object)
-                        hits += node_bytes(v, model, sizes) == addresses[v + 1] - addresses[v];
-                }
-                return hits;
-            },
-            std::plus<>());
+        const graph::HeapInput& input = heap_.input;
+        std::uint64_t hits = 0;
+        // Samples reach every page of these columns: each slab's go once counted.
+        graph::for_each_slab(samples, std::max<std::size_t>(1, kSlab / stride), [&](std::size_t first, std::size_t last) {
+            hits += tbb::parallel_reduce(
+                tbb::blocked_range<NodeId>(static_cast<NodeId>(first), static_cast<NodeId>(last)), std::uint64_t{0},
+                [&](const auto& r, std::uint64_t slab_hits) {
+                    for (NodeId i = r.begin(); i < r.end(); ++i) {
+                        NodeId v = i * stride;
+                        if (input.kind[v] != graph::NodeKind::class_object)
+                            slab_hits += node_bytes(v, model, sizes) == addresses[v + 1] - addresses[v];
+                    }
+                    return slab_hits;
+                },
+                std::plus<>());
+            const std::size_t from = first * stride, to = last * stride + 1;
+            addresses.release_pages(from, to + 1), input.kind.release_pages(from, to);
+            input.class_index.release_pages(from, to);
+        });
+        return hits;
     }
 
     // The greatest common divisor of address gaps, kept within 8..256 (as MAT does): 16 for
