@@ -14,9 +14,9 @@ namespace heapgraph::analysis {
 
 namespace {
 
-// columns, index, dominator and path arrays; 72 since the address column went (80 before:
-// the 2 GB BigHeap dump was estimated at 1.19x its peak without it).
-constexpr double kBytesPerObject = 72;
+// columns, index, dominator and path arrays; 68 since the address column went and shallow
+// sizes take 4 bytes (80 before: the 2 GB BigHeap dump was estimated at 1.19x, then 1.15x).
+constexpr double kBytesPerObject = 68;
 constexpr double kBytesPerReference = 4;  // out rows, shared objects' referrer rows
 // PHD and classic text: the scan built the graph already, so only the dominator and path
 // arrays come on top (fitted on data/phd only: no big PHD or classic file is at hand).

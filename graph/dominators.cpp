@@ -307,7 +307,7 @@ void immediate_dominators(const Numbering& n, const NodeBits& searched, Column<D
 // Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
 // its children's (a node-indexed sum jumps about the whole column at every step); the
 // gather before and the hand-over to the node-indexed outputs after run in parallel.
-DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, std::span<const std::uint64_t> shallow,
+DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const ShallowSizes& shallow,
                         std::size_t nodes, const Progress& progress) {
     Ticker tick(progress, 4 * nodes, 3 * nodes);
     const std::size_t reached = n.vertex.size();  // the super root is number 0
@@ -348,7 +348,7 @@ namespace {
 // `release(csr)` is called on each CSR once the algorithm no longer reads it.
 template <typename Release>
 DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                         std::span<const std::uint64_t> shallow, const Progress& progress,
+                         const ShallowSizes& shallow, const Progress& progress,
                          const std::function<void()>& beside, Release release) {
     const std::uint32_t nodes = static_cast<std::uint32_t>(out.rows());
     using Clock = std::chrono::steady_clock;
@@ -388,13 +388,13 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
 }  // namespace
 
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                                 std::span<const std::uint64_t> shallow, const Progress& progress,
+                                 const ShallowSizes& shallow, const Progress& progress,
                                  const std::function<void()>& beside) {
     return dominators(out, in, roots, shallow, progress, beside, [](const Csr&) {});
 }
 
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
-                                           std::span<const std::uint64_t> shallow, const Progress& progress,
+                                           const ShallowSizes& shallow, const Progress& progress,
                                            const std::function<void()>& beside) {
     // Returning gigabytes to the OS takes a while; a task does it while this thread goes on
     // (the dominator step uses one core), and the step waits for it before returning.

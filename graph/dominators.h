@@ -53,11 +53,11 @@ struct DominatorTree {
 // is indexed by node. Deterministic for a given graph.
 // `beside` runs alongside steps 1 and 2 (see RetainedOptions).
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                                 std::span<const std::uint64_t> shallow, const Progress& progress = {},
+                                 const ShallowSizes& shallow, const Progress& progress = {},
                                  const std::function<void()>& beside = {});
 // The same, freeing `out` once numbered and `in` once the semidominators are known.
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
-                                           std::span<const std::uint64_t> shallow, const Progress& progress = {},
+                                           const ShallowSizes& shallow, const Progress& progress = {},
                                            const std::function<void()>& beside = {});
 
 

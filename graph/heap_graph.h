@@ -16,6 +16,7 @@
 
 #include "column.h"
 #include "progress.h"
+#include "shallow_sizes.h"
 
 namespace heapgraph::graph {
 
@@ -48,7 +49,7 @@ struct GcRoot {
 struct HeapInput {
     Column<NodeKind> kind;
     Column<std::uint32_t> class_index;  // into classes
-    Column<std::uint64_t> shallow_bytes;
+    ShallowSizes shallow_bytes;
     std::vector<ClassInfo> classes;
     std::vector<Edge> edges;  // either an edge list ...
     struct Csr* out = nullptr;  // ... or outgoing rows already built (moved from)
@@ -100,7 +101,7 @@ void ends_to_starts(Column<std::uint64_t>& offsets);
 struct HeapGraph {
     Column<NodeKind> kind;
     Column<std::uint32_t> class_index;
-    Column<std::uint64_t> shallow_bytes;
+    ShallowSizes shallow_bytes;
     std::vector<ClassInfo> classes;
     Csr out;
     // Referrers, only of objects with two or more (the rest have an empty row): all the

@@ -287,7 +287,7 @@ private:
             NodeId v = node_of(e.address);
             input_.kind[v] = node_kind(e.kind);
             input_.class_index[v] = class_of(e);
-            input_.shallow_bytes[v] = first_size(e, input_.class_index[v]);
+            input_.shallow_bytes.set(v, first_size(e, input_.class_index[v]));
             std::uint64_t degree = input_.classes[input_.class_index[v]].node != kNoNode;
             for (std::uint32_t r = 0; r < e.ref_count; ++r) {
                 bool found = node_of(reader.next_ref(e)) != kNoNode;
@@ -312,7 +312,7 @@ private:
         NodeId v = node_of(c.id);
         input_.kind[v] = graph::NodeKind::class_object;
         input_.class_index[v] = class_of_classes_;
-        input_.shallow_bytes[v] = c.shallow_bytes;
+        input_.shallow_bytes.set(v, c.shallow_bytes);
         std::uint64_t degree = 0;
         class_edges(c, [&](NodeId to) { degree += to != kNoNode; });
         for (std::size_t k = c.links; k < c.refs.size(); ++k) dangling_ += c.refs[k] && node_of(c.refs[k]) == kNoNode;

@@ -171,12 +171,12 @@ public:
         graph::for_each_slab(heap_.index.size(), kSlab, [&](std::size_t first, std::size_t last) {
             tbb::parallel_for(tbb::blocked_range<NodeId>(static_cast<NodeId>(first), static_cast<NodeId>(last)),
                               [&](const auto& r) {
-                                  for (NodeId v = r.begin(); v < r.end(); ++v) shallow[v] = node_bytes(v, model, sizes);
+                                  for (NodeId v = r.begin(); v < r.end(); ++v) shallow.set(v, node_bytes(v, model, sizes));
                               });
             input.kind.release_pages(first, last), input.class_index.release_pages(first, last);
             shallow.release_pages(first, last);
         });
-        for (const ClassDump& c : hprof_.classes) shallow[heap_.node_of(c.class_id)] = class_shallow_bytes(c, model);
+        for (const ClassDump& c : hprof_.classes) shallow.set(heap_.node_of(c.class_id), class_shallow_bytes(c, model));
     }
 
 private:

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "column.h"
+#include "shallow_sizes.h"
 #include "test_support.h"
 
 namespace {
@@ -202,4 +203,27 @@ TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as giv
     CHECK(narrow.of(kRows - 1).size() == (kRows - 1) * 7919 % 10);
     CHECK(narrow.of(kRows - 1).data() == narrow.targets.data() + starts[kRows - 1]);
     CHECK(heapgraph::graph::Csr{}.empty());
+}
+
+// Shallow sizes keep 4 bytes a node; sizes of 2^32 - 1 bytes and more are kept beside.
+TEST_CASE("shallow sizes: sizes past 32 bits read back whole, set from several threads") {
+    ShallowSizes sizes;
+    sizes.assign(100000, 0);
+    std::vector<std::thread> threads;
+    for (std::uint64_t t = 0; t < 4; ++t)
+        threads.emplace_back([&sizes, t] {
+            for (std::size_t v = t; v < 100000; v += 4)
+                sizes.set(v, v % 1000 == 0 ? (std::uint64_t{1} << 34) + v : v % 1000 == 1 ? 0xFFFFFFFFu : v * 8);
+        });
+    for (std::thread& t : threads) t.join();
+    CHECK(sizes[0] == std::uint64_t{1} << 34);
+    CHECK(sizes[1] == 0xFFFFFFFFu);
+    CHECK(sizes[2] == 16);
+    CHECK(sizes[99000] == (std::uint64_t{1} << 34) + 99000);
+    CHECK(sizes[99999] == 99999 * 8);
+    sizes.set(0, 24);  // a large size replaced by a small one
+    CHECK(sizes[0] == 24);
+    ShallowSizes listed{1, 0x1FFFFFFFFull, 3};
+    CHECK(listed == std::vector<std::uint64_t>{1, 0x1FFFFFFFFull, 3});
+    CHECK_FALSE(listed == std::vector<std::uint64_t>{1, 0xFFFFFFFFull, 3});
 }

@@ -47,15 +47,15 @@ graph::Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes, bool ou
 }
 
 // Node v weighs 10 + v bytes, so every sum below can be checked by hand.
-std::vector<std::uint64_t> shallow_sizes(std::uint32_t nodes) {
-    std::vector<std::uint64_t> shallow(nodes);
-    for (std::uint32_t v = 0; v < nodes; ++v) shallow[v] = 10 + v;
+graph::ShallowSizes shallow_sizes(std::uint32_t nodes) {
+    graph::ShallowSizes shallow;
+    for (std::uint32_t v = 0; v < nodes; ++v) shallow.push_back(10 + v);
     return shallow;
 }
 
 struct Computed {
     graph::Csr out, in;
-    std::vector<std::uint64_t> shallow;
+    graph::ShallowSizes shallow;
     graph::DominatorTree tree;
 };
 
@@ -84,7 +84,7 @@ std::string describe(const TestGraph& g) {
 // super root total or preorder that do not follow from the tree's own idoms. Empty when
 // nothing is; at most 10 problems are spelled out.
 std::string tree_problems(const graph::DominatorTree& tree, const std::vector<NodeId>& expected,
-                          std::span<const std::uint64_t> shallow) {
+                          const graph::ShallowSizes& shallow) {
     const std::size_t n = expected.size();
     std::ostringstream out;
     std::size_t problems = 0;

@@ -26,7 +26,7 @@ graph::HeapGraph small_graph(std::vector<std::uint64_t> shallow, std::vector<std
     graph::HeapInput in;
     in.kind.assign(shallow.size(), graph::NodeKind::instance);
     in.class_index = std::move(classes);
-    in.shallow_bytes = std::move(shallow);
+    in.shallow_bytes = graph::ShallowSizes(shallow);
     in.classes = {{"com.example.A"}, {"com.example.B"}};
     in.edges = std::move(edges);
     for (NodeId r : roots) in.roots.push_back({r, 0});
