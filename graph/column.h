@@ -200,6 +200,23 @@ public:
     void shrink_to_fit() {
         if (size_ != capacity()) regrow(size_);
     }
+    // n elements in the block of `from` when it has room for them, its old bytes left as
+    // they are (the caller writes every element); else a fresh, zeroed column. A step done
+    // with one array that needs another of the same size keeps the pages it has faulted in:
+    // faults cost more than the writes (docs/pipeline.md).
+    template <typename U>
+    static Column reuse(Column<U>&& from, std::size_t n) {
+        Column to;
+        if (from.block_.bytes() >= n * sizeof(T)) {
+            to.block_ = std::move(from.block_);
+            to.size_ = n;
+            from.size_ = 0;
+        } else {
+            from = {};
+            to.resize(n);
+        }
+        return to;
+    }
     friend bool operator==(const Column& a, const Column& b) {
         return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
     }
@@ -237,6 +254,9 @@ private:
         block_ = std::move(grown);
         return size_;
     }
+
+    template <typename U>
+    friend class Column;
 
     ColumnBlock block_;
     std::size_t size_ = 0;

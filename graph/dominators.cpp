@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <memory>
 
 #include <oneapi/tbb/parallel_for.h>
@@ -120,8 +121,9 @@ public:
         return slots_[v].best;
     }
 
-    Column<DfsIndex> take_semi() {
-        slots_ = {};
+    // The semidominators; the slots' block goes back to `slots` (fill_tree reuses its pages).
+    Column<DfsIndex> take_semi(Column<Slot>& slots) {
+        slots = std::move(slots_);
         return std::move(semi_);
     }
 
@@ -283,7 +285,7 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& sea
         }
         forest.link(w, semi);
     }
-    return forest.take_semi();
+    return forest.take_semi(n.forest);
 }
 
 // Step 3, in place: semi[w] becomes idom[w]. Nodes are done in preorder, so idom[d] for
@@ -307,11 +309,29 @@ void immediate_dominators(const Numbering& n, const NodeBits& searched, Column<D
 // Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
 // its children's (a node-indexed sum jumps about the whole column at every step); the
 // gather before and the hand-over to the node-indexed outputs after run in parallel.
+// The node records' block as retained bytes by node, 0 for the nodes not reached (the
+// hand-over writes the others): the records are done with, and their pages are faulted in.
+Column<std::uint64_t> retained_in_records(Column<Numbered>&& records) {
+    static_assert(sizeof(Numbered) == sizeof(std::uint64_t));
+    const std::size_t nodes = records.size();
+    auto retained = Column<std::uint64_t>::reuse(std::move(records), nodes);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
+        for (std::size_t v = range.begin(); v != range.end(); ++v) {
+            Numbered r;
+            std::memcpy(&r, &retained[v], sizeof r);
+            if (r.number == kNone) retained[v] = 0;
+        }
+    });
+    return retained;
+}
+
 DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const ShallowSizes& shallow,
                         std::size_t nodes, const Progress& progress) {
     Ticker tick(progress, 4 * nodes, 3 * nodes);
     const std::size_t reached = n.vertex.size();  // the super root is number 0
-    Column<std::uint64_t> bytes(reached);
+    // The search forest's pages hold the sums (a fresh column would fault each page in).
+    auto bytes = Column<std::uint64_t>::reuse(std::move(n.forest), reached);
+    if (reached) bytes[0] = 0;
     Column<std::uint32_t> objects(reached);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
         for (std::size_t w = range.begin(); w != range.end(); ++w) bytes[w] = shallow[n.vertex[w]], objects[w] = 1;
@@ -324,7 +344,7 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     DominatorTree tree;
     tree.super_root_retained_bytes = reached ? bytes[0] : 0;
     tree.idom.assign(nodes, kUnreached);
-    tree.retained_bytes.assign(nodes, 0);
+    tree.retained_bytes = retained_in_records(std::move(n.node));
     tree.retained_objects.assign(nodes, 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
         for (std::size_t w = range.begin(); w != range.end(); ++w) {
@@ -377,7 +397,6 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     if (beside_search) release_out();
     release(in);
     immediate_dominators(n, searched, idom, nodes, progress);
-    n.node = {};
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
     tree.condensed_nodes = condensed;
     tree.numbering_seconds = numbering_seconds;
