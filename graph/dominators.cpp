@@ -64,6 +64,9 @@ Numbering numbering_columns(std::uint32_t nodes) {
     n.node.resize(nodes);                      // zeros: not reached
     n.vertex.reserve(std::size_t{nodes} + 1);  // no regrowing copies
     n.forest.reserve(std::size_t{nodes} + 1);
+    // A file's pages come in far faster by one sequential pass than by the DFS's random
+    // first writes (--memory-limit 64M, 2 GB dump: step 7.9 s with the pass, 11.5 s without).
+    if (n.node.in_file()) std::fill(n.node.begin(), n.node.end(), Numbered{});
     return n;
 }
 
