@@ -28,12 +28,6 @@ namespace {
 using graph::NodeId;
 using graph::kNoNode;
 
-static_assert(AddressIndex::kMissing == kNoNode);
-
-NodeId node_of(NodeAddresses addresses, std::uint64_t address) {
-    return addresses.node_of(address);  // AddressIndex::kMissing is kNoNode
-}
-
 bool is_class(const graph::HeapGraph& g, NodeId v, std::initializer_list<std::string_view> names) {
     const std::string& name = g.classes[g.class_index[v]].name;
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -64,7 +58,7 @@ ShownValue shown(const Findings& f, const DumpValues& values, std::string name, 
     }
     v.ref = bits;
     if (!bits) return v;
-    v.ref_node = node_of(f.addresses, bits);
+    v.ref_node = f.addresses.node_of(bits);
     if (!values.string(bits)) return v;
     if (auto text = values.text(bits, kValueChars, &v.value_cut)) {
         v.value = std::move(*text);
@@ -139,7 +133,7 @@ void add_locals(const Findings& f, std::vector<std::pair<ThreadRoot, std::size_t
         if (root.frame < 0 || static_cast<std::size_t>(root.frame) >= row.frames.size()) continue;
         ThreadFrame& frame = row.frames[static_cast<std::size_t>(root.frame)];
         ++frame.locals;
-        const NodeId v = node_of(f.addresses, root.object);
+        const NodeId v = f.addresses.node_of(root.object);
         if (v != kNoNode && f.retained.tree.idom[v] == row.node) frame.locals_retained_bytes += f.retained.tree.retained_bytes[v];
     }
 }
@@ -247,7 +241,7 @@ void find_threads(const Findings& f, const DumpValues& values, ContentFindings& 
         // Object 0 names no thread (some writers list roots for threads without an object).
         if (!root.thread || !root.object || row_of_serial.count(root.thread_serial)) continue;
         ThreadRow row;
-        row.node = node_of(f.addresses, root.object);
+        row.node = f.addresses.node_of(root.object);
         if (row.node != kNoNode) row.retained_bytes = f.retained.tree.retained_bytes[row.node];
         if (const ObjectRecordCopy* r = values.record(root.object)) read_thread_fields(values, *r, row);
         const std::vector<StackTrace>& traces = values.source->stack_traces;
@@ -282,7 +276,7 @@ void javacore_threads(const Findings& f, std::span<const Javacore::Thread> threa
         row.state = t.state;
         row.daemon = t.daemon;
         row.stack_known = true;
-        if (t.object) row.node = node_of(f.addresses, *t.object);
+        if (t.object) row.node = f.addresses.node_of(*t.object);
         if (row.node != kNoNode) row.retained_bytes = f.retained.tree.retained_bytes[row.node];
         for (const Javacore::Frame& frame : t.frames)
             row.frames.push_back({.class_name = frame.class_name, .method = frame.method, .source = frame.source, .line = frame.line});

@@ -254,12 +254,14 @@ void ColumnBlock::give_back() noexcept {
     data_ = nullptr, bytes_ = 0;
 }
 
+// Shared file pages dropped from this process stay in the page cache (or go to disk under
+// pressure); the next touch maps them back with the same bytes.
 void ColumnBlock::release_pages(std::size_t from, std::size_t to) const {
     if (!in_file_ || from >= to) return;
     const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     from = from / page * page;
     to = std::min(page_round(to), page_round(bytes_));
-    ::madvise(data_ + from, to - from, MADV_DONTNEED);  // shared file pages: the bytes stay
+    ::madvise(data_ + from, to - from, MADV_DONTNEED);
 }
 
 void ColumnBlock::populate() const {
@@ -275,17 +277,14 @@ bool ColumnBlock::resize_in_place(std::size_t bytes) {
     void* moved = ::mremap(data_, page_round(bytes_), page_round(bytes), MREMAP_MAYMOVE);
     if (moved == MAP_FAILED) return false;
     // The last page of an earlier shrink may hold old bytes past its end: new bytes are zero.
-    if (bytes > bytes_) std::memset(static_cast<std::byte*>(moved) + bytes_, 0, std::min(bytes, page_round(bytes_)) - bytes_);
+    if (bytes > bytes_)
+        std::memset(static_cast<std::byte*>(moved) + bytes_, 0, std::min(bytes, page_round(bytes_)) - bytes_);
     b.heap_bytes = b.heap_bytes - bytes_ + bytes;
     b.use.heap_bytes_peak = std::max(b.use.heap_bytes_peak, b.heap_bytes);
     data_ = static_cast<std::byte*>(moved), bytes_ = bytes;
     return true;
 }
 
-void ColumnBlock::release_pages() const {
-    // Shared file pages dropped from this process stay in the page cache (or go to disk
-    // under pressure); the next touch maps them back with the same bytes.
-    if (in_file_ && bytes_) ::madvise(data_, bytes_, MADV_DONTNEED);
-}
+void ColumnBlock::release_pages() const { release_pages(0, bytes_); }
 
 }  // namespace heapgraph::graph

@@ -157,7 +157,7 @@ public:
     const T& back() const { return data()[size_ - 1]; }
     bool in_file() const { return block_.in_file(); }
     void release_pages() const { block_.release_pages(); }
-    void prefault() const { block_.populate(); }  // the whole block, capacity included
+    void populate() const { block_.populate(); }  // the whole block, capacity included
     // The pages of elements [first, last), rounded out to whole pages: a pass that releases
     // what it has read keeps a slab of a file column resident, whatever the pager's timing.
     void release_pages(std::size_t first, std::size_t last) const {

@@ -57,7 +57,7 @@ struct Numbering {
 constexpr std::uint64_t kSiblingsAhead = 4;
 
 // The numbering's columns at their full size, before the DFS, so that another thread can
-// fault their pages in (prefault) while the DFS fills them: on one core the faults were
+// fault their pages in (populate) while the DFS fills them: on one core the faults were
 // about a third of the DFS (docs/dominators.md).
 Numbering numbering_columns(std::uint32_t nodes) {
     Numbering n;
@@ -70,7 +70,7 @@ Numbering numbering_columns(std::uint32_t nodes) {
     return n;
 }
 
-void prefault(const Numbering& n) { n.node.prefault(), n.vertex.prefault(), n.forest.prefault(); }
+void populate(const Numbering& n) { n.node.populate(), n.vertex.populate(), n.forest.populate(); }
 
 // Step 1: preorder DFS with an explicit stack of (node, next edge) frames.
 void number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint32_t nodes, Numbering& n,
@@ -320,9 +320,6 @@ void immediate_dominators(const Numbering& n, const NodeBits& searched, Column<D
     }
 }
 
-// Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
-// its children's (a node-indexed sum jumps about the whole column at every step); the
-// gather before and the hand-over to the node-indexed outputs after run in parallel.
 // The node records' block as retained bytes by node, 0 for the nodes not reached (the
 // hand-over writes the others): the records are done with, and their pages are faulted in.
 Column<std::uint64_t> retained_in_records(Column<Numbered>&& records) {
@@ -339,6 +336,9 @@ Column<std::uint64_t> retained_in_records(Column<Numbered>&& records) {
     return retained;
 }
 
+// Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
+// its children's (a node-indexed sum jumps about the whole column at every step); the
+// gather before and the hand-over to the node-indexed outputs after run in parallel.
 DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const ShallowSizes& shallow,
                         std::size_t nodes, const Progress& progress) {
     Ticker tick(progress, 4 * nodes, 3 * nodes);
@@ -396,7 +396,7 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     const bool beside_search = storage_use().file_columns == 0;
     tbb::task_group walks;
     walks.run([&] {
-        prefault(n);  // first: the walks have time to spare, the DFS has none
+        populate(n);  // first: the walks have time to spare, the DFS has none
         if (beside) beside();
     });
     const auto numbering_started = Clock::now();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <mutex>
@@ -42,10 +43,10 @@ public:
         set(small_.size() - 1, bytes);
     }
     void assign(std::size_t n, std::uint64_t bytes) {
-        small_.assign(n, 0);
         large_.clear();
-        if (bytes)
-            for (std::size_t v = 0; v < n; ++v) set(v, bytes);
+        small_.assign(n, static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, kLarge)));
+        if (bytes >= kLarge)
+            for (std::size_t v = 0; v < n; ++v) large_[v] = bytes;
     }
     std::size_t size() const { return small_.size(); }
     bool empty() const { return small_.empty(); }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "column.h"
+#include "heap_graph.h"
 
 namespace heapgraph {
 
@@ -69,6 +70,8 @@ private:
     std::uint64_t sparse_duplicates_ = 0;
 };
 
+static_assert(AddressIndex::kMissing == graph::kNoNode, "node_of's miss is the graph's no-node");
+
 // Node id -> address, answered by the index instead of an 8-byte column per object; a
 // handle, cheap to copy, valid while the index lives.
 class NodeAddresses {
@@ -82,7 +85,9 @@ public:
         return index_ ? index_->node_of(address) : AddressIndex::kMissing;
     }
     // Every node's address, for a pass over all nodes (a select per node would be slower).
-    graph::Column<std::uint64_t> column() const { return index_ ? index_->addresses() : graph::Column<std::uint64_t>{}; }
+    graph::Column<std::uint64_t> column() const {
+        return index_ ? index_->addresses() : graph::Column<std::uint64_t>{};
+    }
 
 private:
     const AddressIndex* index_ = nullptr;

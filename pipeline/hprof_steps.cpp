@@ -169,10 +169,10 @@ public:
         const graph::HeapInput& input = heap_.input;
         auto& shallow = heap_.input.shallow_bytes;
         graph::for_each_slab(heap_.index.size(), kSlab, [&](std::size_t first, std::size_t last) {
-            tbb::parallel_for(tbb::blocked_range<NodeId>(static_cast<NodeId>(first), static_cast<NodeId>(last)),
-                              [&](const auto& r) {
-                                  for (NodeId v = r.begin(); v < r.end(); ++v) shallow.set(v, node_bytes(v, model, sizes));
-                              });
+            const tbb::blocked_range<NodeId> slab(static_cast<NodeId>(first), static_cast<NodeId>(last));
+            tbb::parallel_for(slab, [&](const auto& r) {
+                for (NodeId v = r.begin(); v < r.end(); ++v) shallow.set(v, node_bytes(v, model, sizes));
+            });
             input.kind.release_pages(first, last), input.class_index.release_pages(first, last);
             shallow.release_pages(first, last);
         });
@@ -227,7 +227,8 @@ private:
         const graph::HeapInput& input = heap_.input;
         std::uint64_t hits = 0;
         // Samples reach every page of these columns: each slab's go once counted.
-        graph::for_each_slab(samples, std::max<std::size_t>(1, kSlab / stride), [&](std::size_t first, std::size_t last) {
+        const std::size_t slab = std::max<std::size_t>(1, kSlab / stride);
+        graph::for_each_slab(samples, slab, [&](std::size_t first, std::size_t last) {
             hits += tbb::parallel_reduce(
                 tbb::blocked_range<NodeId>(static_cast<NodeId>(first), static_cast<NodeId>(last)), std::uint64_t{0},
                 [&](const auto& r, std::uint64_t slab_hits) {
@@ -239,8 +240,8 @@ private:
                     return slab_hits;
                 },
                 std::plus<>());
-            const std::size_t from = first * stride, to = last * stride + 1;
-            addresses.release_pages(from, to + 1), input.kind.release_pages(from, to);
+            const std::size_t from = first * stride, to = (last - 1) * stride + 2;  // v and v + 1 read
+            addresses.release_pages(from, to), input.kind.release_pages(from, to);
             input.class_index.release_pages(from, to);
         });
         return hits;
