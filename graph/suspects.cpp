@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "graph.h"
+#include "node_bits.h"
 #include "slot_name.h"
 
 namespace heapgraph::graph {
@@ -64,15 +65,14 @@ bool is_weak(std::span<const Edge> weak, NodeId from, NodeId to) {
 class PathSearch {
 public:
     PathSearch(const HeapGraph& g, std::span<const Edge> weak, const Progress& progress)
-        : g_(g), weak_(weak), tick_(progress, g.node_count()) {
+        : g_(g), weak_(weak), tick_(progress, g.node_count()), seen_(g.node_count()), weak_source_(g.node_count()) {
         const NodeId n = g.node_count();
         tree_.parent.assign(n, kNoNode);
         tree_.slot.assign(n, kNoSlot);
-        tree_.weak.assign(n, 0);
-        seen_.assign(n, 0);
+        tree_.weak.assign(n, 0);  // only the weak nodes are written
         // Most nodes have no weak edge: mark those that do, so the strong pass searches the
         // weak list only for them (a search per edge cost seconds on a 33M-object heap).
-        for (const Edge& e : weak_) seen_[e.from] |= kWeakSource;
+        for (const Edge& e : weak_) weak_source_.set(e.from);
     }
 
     PathTree run() {
@@ -92,23 +92,22 @@ public:
     }
 
 private:
-    static constexpr std::uint8_t kSeen = 1, kWeakSource = 2;
-
-    bool seen(NodeId v) const { return seen_[v] & kSeen; }
+    bool seen(NodeId v) const { return seen_.test(v); }
 
     void visit_root(NodeId v, bool weak) {
         if (seen(v)) return;
-        seen_[v] |= kSeen;
-        tree_.weak[v] = weak;
+        seen_.set(v);
+        if (weak) tree_.weak[v] = 1;
         queue_.push_back(v);
     }
 
     // `slot`: where `to` sits in from's row (searched for when not given: rare weak edges
-    // only, as a search per edge would be quadratic in a big array's row).
+    // only, as a search per edge would be quadratic in a big array's row). `weak`: the edge
+    // is weak or `from` was reached through one.
     void reach(NodeId from, NodeId to, bool weak, std::size_t slot = SIZE_MAX) {
-        seen_[to] |= kSeen;
+        seen_.set(to);
         tree_.parent[to] = from;
-        tree_.weak[to] = weak || tree_.weak[from];
+        if (weak) tree_.weak[to] = 1;
         if (slot == SIZE_MAX) {
             std::span<const NodeId> row = g_.out.of(from);
             slot = static_cast<std::size_t>(std::find(row.begin(), row.end(), to) - row.begin());
@@ -123,18 +122,19 @@ private:
             queue_.pop_front();
             tick_.step();  // each node leaves the queue once
             std::span<const NodeId> row = g_.out.of(v);
-            const bool check_weak = strong_only && (seen_[v] & kWeakSource);
+            const bool check_weak = strong_only && weak_source_.test(v);
+            const bool weak = !strong_only && tree_.weak[v];  // the strong pass reaches no weak node
             for (std::size_t slot = 0; slot < row.size(); ++slot)
-                if (!seen(row[slot]) && !(check_weak && is_weak(weak_, v, row[slot]))) reach(v, row[slot], false, slot);
+                if (!seen(row[slot]) && !(check_weak && is_weak(weak_, v, row[slot]))) reach(v, row[slot], weak, slot);
         }
     }
 
     const HeapGraph& g_;
     std::span<const Edge> weak_;
     PathTree tree_;
-    std::vector<std::uint8_t> seen_;  // kSeen | kWeakSource
-    std::deque<NodeId> queue_;
     Ticker tick_;
+    NodeBits seen_, weak_source_;  // bits: every edge tests one
+    std::deque<NodeId> queue_;
 };
 
 
