@@ -14,6 +14,7 @@
 // inputs and outputs by NodeId.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -386,7 +387,7 @@ namespace {
 template <typename Release>
 DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                          const ShallowSizes& shallow, const Progress& progress,
-                         const std::function<void()>& beside, Release release) {
+                         const std::vector<std::function<void()>>& beside, Release release) {
     const std::uint32_t nodes = static_cast<std::uint32_t>(out.rows());
     using Clock = std::chrono::steady_clock;
     auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
@@ -397,16 +398,26 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     // BigHeap dump: 1.4 s less, 280 MB more at the peak); once columns have gone to files,
     // memory is short and the rows go before the search.
     const bool beside_search = storage_use().file_columns == 0;
+    // Each walk is taken once, by the other thread as it comes free or by this one when it
+    // needs the rows gone: the walks do not wait for a thread busy with the search.
+    std::atomic<std::size_t> next_walk{0};
+    auto run_walks = [&] {
+        for (std::size_t i; (i = next_walk.fetch_add(1)) < beside.size();) beside[i]();
+    };
     tbb::task_group walks;
     walks.run([&] {
         populate(n);  // first: the walks have time to spare, the DFS has none
-        if (beside) beside();
+        run_walks();
     });
     const auto numbering_started = Clock::now();
     number_nodes(out, roots, nodes, n, progress);
     numbering_seconds = seconds_since(numbering_started);
+    double waited_seconds = 0;
     auto release_out = [&] {
+        const auto waiting_started = Clock::now();
+        run_walks();
         walks.wait();
+        waited_seconds = seconds_since(waiting_started);
         release(out);
     };
     if (!beside_search) release_out();
@@ -422,7 +433,8 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
     tree.condensed_nodes = condensed;
     tree.numbering_seconds = numbering_seconds;
-    tree.search_seconds = seconds_since(search_started);
+    tree.search_seconds = seconds_since(search_started) - (beside_search ? waited_seconds : 0);
+    tree.waited_seconds = waited_seconds;
     return tree;
 }
 
@@ -430,13 +442,13 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
 
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                                  const ShallowSizes& shallow, const Progress& progress,
-                                 const std::function<void()>& beside) {
+                                 const std::vector<std::function<void()>>& beside) {
     return dominators(out, in, roots, shallow, progress, beside, [](const Csr&) {});
 }
 
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
                                            const ShallowSizes& shallow, const Progress& progress,
-                                           const std::function<void()>& beside) {
+                                           const std::vector<std::function<void()>>& beside) {
     // Returning gigabytes to the OS takes a while; a task does it while this thread goes on
     // (the dominator step uses one core), and the step waits for it before returning.
     tbb::task_group freeing;

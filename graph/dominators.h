@@ -22,8 +22,9 @@ struct RetainedOptions {
     bool release_edges = false;
     // Other walks over the out rows, run beside the numbering of the nodes (the step's last
     // use of the rows) and, while every column has fit in memory, beside the search too;
-    // the rows are released once both are done with them.
-    std::function<void()> beside{};
+    // the rows are released once both are done with them. Each walk runs once, on whichever
+    // thread is free first, in the order given: the longest first.
+    std::vector<std::function<void()>> beside{};
     Progress progress{};  // of the dominator step, in four phases over the nodes
 };
 
@@ -44,8 +45,10 @@ struct DominatorTree {
     // algorithm searches (each other node's one referrer is its immediate dominator).
     std::uint64_t condensed_nodes = 0;
     // The step's own time, without what ran beside it: the DFS numbering, then
-    // the search, the immediate dominators and the sums.
-    double numbering_seconds = 0, search_seconds = 0;
+    // the search, the immediate dominators and the sums. `waited_seconds`: what the step
+    // spent, before the sums, on the walks beside it (running those not yet started, then
+    // waiting for the others), as the out rows go only once they are done.
+    double numbering_seconds = 0, search_seconds = 0, waited_seconds = 0;
 };
 
 // Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path
@@ -54,11 +57,11 @@ struct DominatorTree {
 // `beside` runs alongside steps 1 and 2 (see RetainedOptions).
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                                  const ShallowSizes& shallow, const Progress& progress = {},
-                                 const std::function<void()>& beside = {});
+                                 const std::vector<std::function<void()>>& beside = {});
 // The same, freeing `out` once numbered and `in` once the semidominators are known.
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
                                            const ShallowSizes& shallow, const Progress& progress = {},
-                                           const std::function<void()>& beside = {});
+                                           const std::vector<std::function<void()>>& beside = {});
 
 
 struct Retained {
