@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -161,19 +162,36 @@ private:
 };
 
 // The nodes the search looks at: the roots and the objects with two or more referrers (a
-// row in `in`). Every other reached node has one referrer, its DFS parent.
-NodeBits searched_nodes(const Csr& in, std::span<const NodeId> roots, std::uint32_t nodes) {
-    NodeBits searched(nodes);
+// row in `in`). Every other reached node has one referrer, its DFS parent. The bits by node
+// answer for referrers; the same bits by DFS number let the search and step 3, which go
+// through every number, skip the others without reading each number's vertex.
+struct Searched {
+    NodeBits by_node, by_number;
+};
+
+Searched searched_nodes(const Csr& in, std::span<const NodeId> roots, const Column<NodeId>& vertex,
+                        std::uint32_t nodes) {
+    Searched searched{NodeBits(nodes), NodeBits(vertex.size())};
+    NodeBits& by_node = searched.by_node;
     const std::size_t rows = std::min<std::size_t>(in.rows(), nodes);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, searched.words()), [&](const auto& range) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, by_node.words()), [&](const auto& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
             std::uint64_t word = 0;
             for (std::size_t v = i * 64; v < std::min(rows, i * 64 + 64); ++v)
                 word |= std::uint64_t{in.begin(static_cast<NodeId>(v)) != in.begin(static_cast<NodeId>(v + 1))} << (v & 63);
-            searched.word(i) = word;
+            by_node.word(i) = word;
         }
     });
-    for (NodeId r : roots) searched.set(r);
+    for (NodeId r : roots) by_node.set(r);
+    // Number 0, the super root, is not searched.
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, searched.by_number.words()), [&](const auto& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            std::uint64_t word = 0;
+            for (std::size_t w = std::max<std::size_t>(i * 64, 1); w < std::min(vertex.size(), i * 64 + 64); ++w)
+                word |= std::uint64_t{by_node.test(vertex[w])} << (w & 63);
+            searched.by_number.word(i) = word;
+        }
+    });
     return searched;
 }
 
@@ -182,7 +200,7 @@ NodeBits searched_nodes(const Csr& in, std::span<const NodeId> roots, std::uint3
 // next searched nodes in stages lets the misses of several nodes overlap.
 class ReadAhead {
 public:
-    ReadAhead(const Numbering& n, const Csr& in, const NodeBits& searched, const Column<Slot>& slots)
+    ReadAhead(const Numbering& n, const Csr& in, const Searched& searched, const Column<Slot>& slots)
         : n_(n), in_(in), searched_(searched), slots_(slots), next_(static_cast<DfsIndex>(n.vertex.size())) {
         while (queued_ < kDepth && scan()) {}
     }
@@ -221,14 +239,14 @@ private:
     void prefetch_slot(NodeId pred, DfsIndex w) const {
         const Numbered r = n_.node[pred];
         if (r.number <= w) return;  // not reached (0), or not linked yet
-        const DfsIndex slot = searched_.test(pred) ? r.number : r.parent;
+        const DfsIndex slot = searched_.by_node.test(pred) ? r.number : r.parent;
         if (slot > w) __builtin_prefetch(&slots_[slot]);
     }
     DfsIndex at(std::size_t i) const { return queue_[(head_ + i) % kDepth]; }
     bool scan() {
         while (next_ > 1) {
             --next_;
-            if (!searched_.test(n_.vertex[next_])) continue;
+            if (!searched_.by_number.test(next_)) continue;
             queue_[(head_ + queued_++) % kDepth] = next_;
             return true;
         }
@@ -242,16 +260,17 @@ private:
 
     const Numbering& n_;
     const Csr& in_;
-    const NodeBits& searched_;
+    const Searched& searched_;
     const Column<Slot>& slots_;
     DfsIndex next_;
     std::array<DfsIndex, kDepth> queue_{};
     std::size_t head_ = 0, queued_ = 0;
 };
 
-// `evaluated` counts the reached nodes that needed a search: roots and shared objects.
-Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& searched, std::span<const NodeId> roots,
-                                std::uint64_t& evaluated, const Progress& progress) {
+// `parents` gets the DFS parent of each searched node, in the search's descending order:
+// step 3 reads them back from the end instead of each node's record at random.
+Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& searched, std::span<const NodeId> roots,
+                                std::vector<DfsIndex>& parents, const Progress& progress) {
     const std::size_t size = n.vertex.size();
     Ticker tick(progress, 4 * n.node.size(), n.node.size());
     // The roots' DFS numbers, ascending, met from the top as w descends (roots are few: this
@@ -264,20 +283,23 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& sea
         while (!root_numbers.empty() && root_numbers.back() > w) root_numbers.pop_back();
         return !root_numbers.empty() && root_numbers.back() == w;
     };
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < searched.by_number.words(); ++i) count += static_cast<std::size_t>(std::popcount(searched.by_number.word(i)));
+    parents.reserve(count);
     LinkEval forest(std::move(n.forest));
     ReadAhead ahead(n, in, searched, forest.slots());
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {
         tick.step();
-        const NodeId node = n.vertex[w];
         // An object with one referrer has no row: its referrer is its DFS parent and its
         // semidominator (and, in step 3, its immediate dominator) without a search. Roots
         // are searched, so is_root() is asked of searched nodes only.
-        if (!searched.test(node)) {
+        if (!searched.by_number.test(w)) {
             forest.link(w, forest.parent(w));
             continue;
         }
+        const NodeId node = n.vertex[w];
         const bool root = is_root(w);
-        ++evaluated;
+        parents.push_back(forest.parent(w));
         ahead.reached(w);
         DfsIndex semi = root ? 0 : w;  // 0: the super root's edge
         // No referrer can bring a semidominator below the super root's 0: a root's referrers
@@ -292,7 +314,7 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& sea
             if (v == kUnnumbered) continue;  // an unreached referrer does not dominate anything
             if (v <= w) {
                 semi = std::min(semi, v);  // v == w: a self-reference
-            } else if (!searched.test(pred)) {
+            } else if (!searched.by_node.test(pred)) {
                 // v's one referrer is its parent p, and semi(v) = p: eval(v) is p while p is
                 // unlinked (the forest root, excluded) and eval(p) < p once p is linked. The
                 // record read above gave p: v's own slot is not read.
@@ -308,33 +330,39 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& sea
 
 // Step 3, in place: semi[w] becomes idom[w]. Nodes are done in preorder, so idom[d] for
 // every d < w is final when w needs it. A node the search skipped keeps its semidominator,
-// its DFS parent, which is its immediate dominator.
-void immediate_dominators(const Numbering& n, const NodeBits& searched, Column<DfsIndex>& semi_then_idom,
-                          std::size_t nodes, const Progress& progress) {
+// its DFS parent, which is its immediate dominator; the searched ones are found a word of
+// bits at a time.
+void immediate_dominators(const Searched& searched, const std::vector<DfsIndex>& parents,
+                          Column<DfsIndex>& semi_then_idom, std::size_t nodes, const Progress& progress) {
     Column<DfsIndex>& idom = semi_then_idom;
     Ticker tick(progress, 4 * nodes, 2 * nodes);
     idom[0] = 0;
-    for (DfsIndex w = 1; w < idom.size(); ++w) {
-        tick.step();
-        const NodeId node = n.vertex[w];
-        if (!searched.test(node)) continue;
-        DfsIndex d = n.node[node].parent;
-        while (d > idom[w]) d = idom[d];
-        idom[w] = d;
+    auto parent = parents.rbegin();
+    for (std::size_t i = 0; i < searched.by_number.words(); ++i) {
+        for (std::uint64_t word = searched.by_number.word(i); word != 0; word &= word - 1) {
+            const DfsIndex w = static_cast<DfsIndex>(i * 64 + static_cast<std::size_t>(std::countr_zero(word)));
+            DfsIndex d = *parent++;
+            while (d > idom[w]) d = idom[d];
+            idom[w] = d;
+        }
+        tick.step(64);
     }
 }
 
-// The node records' block as retained bytes by node, 0 for the nodes not reached (the
-// hand-over writes the others): the records are done with, and their pages are faulted in.
-Column<std::uint64_t> retained_in_records(Column<Numbered>&& records) {
+// The node records' block as retained bytes by node (the records are done with, and their
+// pages are faulted in), and `idom` sized: both hold the unreached nodes' values after one
+// parallel pass (0 and kUnreached), and the hand-over writes the others. A serial fill of
+// `idom` first would fault its pages in on one core.
+Column<std::uint64_t> unreached_outputs(Column<Numbered>&& records, Column<NodeId>& idom) {
     static_assert(sizeof(Numbered) == sizeof(std::uint64_t));
     const std::size_t nodes = records.size();
     auto retained = Column<std::uint64_t>::reuse(std::move(records), nodes);
+    idom.resize(nodes);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
         for (std::size_t v = range.begin(); v != range.end(); ++v) {
             Numbered r;
             std::memcpy(&r, &retained[v], sizeof r);
-            if (r.number == kUnnumbered) retained[v] = 0;
+            if (r.number == kUnnumbered) retained[v] = 0, idom[v] = kUnreached;
         }
     });
     return retained;
@@ -361,9 +389,8 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     }
     DominatorTree tree;
     tree.super_root_retained_bytes = reached ? bytes[0] : 0;
-    tree.idom.assign(nodes, kUnreached);
-    tree.retained_bytes = retained_in_records(std::move(n.node));
-    tree.retained_objects.assign(nodes, 0);
+    tree.retained_bytes = unreached_outputs(std::move(n.node), tree.idom);
+    tree.retained_objects.assign(nodes, 0);  // fresh: zero without a pass
     tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
         for (std::size_t w = range.begin(); w != range.end(); ++w) {
             const NodeId v = n.vertex[w];
@@ -422,11 +449,12 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     };
     if (!beside_search) release_out();
     const auto search_started = Clock::now();
-    std::uint64_t condensed = 0;
-    const NodeBits searched = searched_nodes(in, roots, nodes);
-    Column<DfsIndex> idom = semidominators(n, in, searched, roots, condensed, progress);
+    const Searched searched = searched_nodes(in, roots, n.vertex, nodes);
+    std::vector<DfsIndex> parents;
+    Column<DfsIndex> idom = semidominators(n, in, searched, roots, parents, progress);
     release(in);
-    immediate_dominators(n, searched, idom, nodes, progress);
+    immediate_dominators(searched, parents, idom, nodes, progress);
+    const std::uint64_t condensed = parents.size();
     // The walks, a prefault behind the DFS, may end after the search; the rows go before
     // the sums make their outputs.
     if (beside_search) release_out();

@@ -16,6 +16,7 @@ public:
     void set(NodeId v) { words_[v >> 6] |= std::uint64_t{1} << (v & 63); }
     void clear_word_of(NodeId v) { words_[v >> 6] = 0; }  // v's and its 63 neighbours' bits
     std::uint64_t& word(std::size_t i) { return words_[i]; }
+    std::uint64_t word(std::size_t i) const { return words_[i]; }
     std::size_t words() const { return words_.size(); }
 
 private:

@@ -18,6 +18,11 @@ public:
     void step() {
         if ((++done_ & kMask) == 0 && progress_) progress_(done_ < total_ ? done_ : total_, total_);
     }
+    void step(std::uint64_t count) {  // `count` steps at once
+        const std::uint64_t before = done_;
+        done_ += count;
+        if ((before & ~kMask) != (done_ & ~kMask) && progress_) progress_(done_ < total_ ? done_ : total_, total_);
+    }
     void finish() const {
         if (progress_) progress_(total_, total_);
     }
