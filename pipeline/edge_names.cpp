@@ -149,7 +149,7 @@ void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges, const 
     const DumpSource& source = *dump.source;
     EdgeNamer namer(dump, source);
     namer.want(edges);
-    HeapChunker chunker(source.file, source.segments, source.id_size, 64u << 20);
+    HeapChunker chunker = chunker_for(source, 64u << 20);
     while (!namer.done()) {
         auto next = chunker.next();
         auto* chunk = std::get_if<std::optional<HeapChunk>>(&next);

@@ -39,7 +39,16 @@ struct DumpSource {
     // The dump's STACK TRACE records, by serial, their frames' names resolved when the
     // top-level records were read (threads: analysis/objects.cpp).
     std::vector<StackTrace> stack_traces;
+    // The load's chunks, for the later passes to cut the same without walking the
+    // sub-records again (empty: walk them).
+    std::vector<ChunkCut> chunks;
 };
+
+// A chunker for a later pass over `source`: the load's chunks when known.
+inline HeapChunker chunker_for(const DumpSource& source, std::uint64_t target_chunk_bytes) {
+    if (source.chunks.empty()) return HeapChunker(source.file, source.segments, source.id_size, target_chunk_bytes);
+    return HeapChunker(source.file, source.segments, source.id_size, source.chunks);
+}
 
 // Calls visit(pos, size) for each whole sub-record of `bytes`, in order, while visit returns
 // true. The passes that read a dump back (edge names, values) walk chunks the load already

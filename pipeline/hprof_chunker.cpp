@@ -15,7 +15,30 @@ void HeapChunker::read_classes(Bytes bytes, std::uint64_t pos, std::uint64_t siz
     classes_.back().file_offset = chunk ? chunk->file_offset(pos) : pos;
 }
 
+HeapChunker::HeapChunker(Bytes file, std::vector<SegmentSpan> segments, std::uint32_t id_size,
+                         std::vector<ChunkCut> plan)
+    : HeapChunker(file, std::move(segments), id_size, 0) {
+    plan_ = std::move(plan);
+}
+
+HeapChunk HeapChunker::run_of(std::uint64_t run, std::uint64_t length) {
+    HeapChunk chunk;
+    chunk.bytes = file_.subspan(run, length);
+    chunk.pieces = {{0, run}};
+    done_ += length;
+    return chunk;
+}
+
+std::variant<std::optional<HeapChunk>, DecodeError> HeapChunker::replay() {
+    if (planned_ == plan_->size()) return std::optional<HeapChunk>();
+    const ChunkCut cut = (*plan_)[planned_++];
+    if (cut.length) return std::optional<HeapChunk>(run_of(cut.pos, cut.length));
+    segment_ = cut.segment;
+    return straddle(cut.pos);
+}
+
 std::variant<std::optional<HeapChunk>, DecodeError> HeapChunker::next() {
+    if (plan_) return replay();
     while (segment_ < segments_.size()) {
         const std::uint64_t end = segments_[segment_].offset + segments_[segment_].length;
         const Bytes view = file_.first(end);
@@ -30,13 +53,15 @@ std::variant<std::optional<HeapChunk>, DecodeError> HeapChunker::next() {
             pos_ += whole;
         }
         if (pos_ > run) {  // a run of whole sub-records
-            HeapChunk chunk;
-            chunk.bytes = file_.subspan(run, pos_ - run);
-            chunk.pieces = {{0, run}};
-            done_ += pos_ - run;
-            return std::optional<HeapChunk>(std::move(chunk));
+            cuts_.push_back({run, pos_ - run, segment_});
+            return std::optional<HeapChunk>(run_of(run, pos_ - run));
         }
-        if (pos_ < end) return straddle(pos_);
+        if (pos_ < end) {
+            const ChunkCut cut{pos_, 0, segment_};
+            auto chunk = straddle(pos_);
+            if (auto* made = std::get_if<std::optional<HeapChunk>>(&chunk); made && *made) cuts_.push_back(cut);
+            return chunk;
+        }
         if (++segment_ < segments_.size()) pos_ = segments_[segment_].offset;
     }
     return std::optional<HeapChunk>();

@@ -134,6 +134,7 @@ struct DecodedDump {
     std::vector<ClassDump> classes;
     std::vector<EdgeBlock> blocks;
     std::vector<std::shared_ptr<HeapChunk>> deferred;  // parallel to blocks: set when deferred
+    std::vector<ChunkCut> cuts;                         // for the later passes (DumpSource::chunks)
 };
 
 class DecodeStage {
@@ -157,6 +158,7 @@ public:
         if (first_error_) fail(info_, *first_error_);
         out_.classes = chunker_.classes();
         out_.stopped_at = chunker_.stopped_at();
+        out_.cuts = chunker_.take_cuts();
         redo_deferred();
         return std::move(out_);
     }
@@ -334,6 +336,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     LoadedDump loaded = build_heap(parts, info);  // times its own steps
     loaded.source = std::make_shared<DumpSource>(DumpSource{file, top.dumps[options.dump_index], info.id_size,
                                                             std::move(hprof.classes), release_pages, nullptr, nullptr, {}, {}});
+    loaded.source->chunks = std::move(decoded.cuts);
     loaded.source->field_names = field_names(top, loaded.source->classes);
     loaded.source->stack_traces = stack_traces(top);
     if (top.unterminated_segment_runs)

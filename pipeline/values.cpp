@@ -369,7 +369,7 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
 
     // The loaders' ordered flow (pipeline/ordered_flow.h): chunks cut in order, read side by
     // side, their parts joined in chunk order.
-    HeapChunker chunker(source.file, source.segments, source.id_size, 16u << 20);
+    HeapChunker chunker = chunker_for(source, 16u << 20);
     std::uint64_t done = 0;
     run_ordered_flow<HeapChunk, Part>(
         [&]() -> std::optional<HeapChunk> {
