@@ -42,6 +42,7 @@ AddressIndex::AddressIndex(const Range& range) {
     if (range.count == 0) return;
     min_ = range.min;
     step_ = range.step ? std::uint64_t{1} << std::countr_zero(range.step) : 1;
+    step_shift_ = std::countr_zero(step_);
     std::uint64_t pages = ((range.max - range.min) / step_ >> kPageBits) + 1;
     dense_ = pages <= (std::uint64_t{1} << 24);  // a page table of at most 128 MB
     if (dense_) {
@@ -71,7 +72,7 @@ bool AddressIndex::insert(std::uint64_t address) {
         sorted_.push_back(address);
         return true;
     }
-    std::uint64_t slot = (address - min_) / step_;
+    std::uint64_t slot = (address - min_) >> step_shift_;
     Page* page = page_for_insert(slot >> kPageBits);
     std::uint64_t in_page = slot & ((std::uint64_t{1} << kPageBits) - 1);
     std::uint64_t mask = std::uint64_t{1} << (in_page % 64);
@@ -112,8 +113,8 @@ std::uint32_t AddressIndex::node_of(std::uint64_t address) const {
         auto it = std::lower_bound(sorted_.begin(), sorted_.end(), address);
         return it != sorted_.end() && *it == address ? static_cast<std::uint32_t>(it - sorted_.begin()) : kMissing;
     }
-    if (address < min_ || (address - min_) % step_) return kMissing;
-    std::uint64_t slot = (address - min_) / step_;
+    if (address < min_ || ((address - min_) & (step_ - 1))) return kMissing;
+    std::uint64_t slot = (address - min_) >> step_shift_;
     std::uint64_t page_number = slot >> kPageBits;
     if (page_number >= table_.size()) return kMissing;
     const Page* page = table_[page_number].load(std::memory_order_relaxed);
