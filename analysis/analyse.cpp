@@ -174,13 +174,16 @@ void make_tables(Findings& f, const Options& options) {
     const graph::HeapGraph& g = f.graph;
     Findings& out = f;
     tbb::parallel_invoke([&] { out.summary = graph::summarize(g); },
-                         [&] { out.retained_by_class = graph::retained_bytes_by_class(g, f.retained); },
+                         [&] {
+                             graph::RetainedTables tables = graph::retained_tables(g, f.retained, options.report);
+                             out.retained_by_class = std::move(tables.by_class);
+                             out.class_loaders = std::move(tables.loaders);
+                         },
                          [&] { out.histogram = graph::class_histogram(g, f.retained.in_tree, true); },
                          [&] {
                              if (options.report)
                                  out.unreachable_histogram = graph::class_histogram(g, f.retained.in_tree, false);
                          },
-                         [&] { if (options.report) out.class_loaders = graph::class_loader_table(g, f.retained); },
                          [&] { if (options.report) out.packages = graph::retained_by_package(g, f.retained); },
                          [&] { out.dominators = graph::top_dominators(f.retained, options.top); });
 }

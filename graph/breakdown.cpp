@@ -3,8 +3,10 @@
 // dominates. One depth-first walk of the dominator tree counts, per group, how many members
 // are open above the current node.
 #include <algorithm>
+#include <unordered_map>
 
 #include "graph.h"
+#include "node_bits.h"
 
 namespace heapgraph::graph {
 
@@ -12,7 +14,7 @@ namespace {
 
 constexpr std::uint32_t kNoGroup = 0xFFFFFFFFu;
 
-// `groups_of(v, out)` writes up to two groups of node v into out and returns how many.
+// `groups_of(v, out)` writes up to three groups of node v into out and returns how many.
 template <typename GroupsOf>
 std::vector<std::uint64_t> retained_by_group(const Retained& retained, std::size_t groups, GroupsOf groups_of) {
     const DominatorTree& tree = retained.tree;
@@ -24,7 +26,7 @@ std::vector<std::uint64_t> retained_by_group(const Retained& retained, std::size
         std::uint64_t next;
     };
     std::vector<Frame> stack;
-    std::uint32_t member_of[2];
+    std::uint32_t member_of[3];
     auto enter = [&](NodeId v) {
         for (int i = 0, n = groups_of(v, member_of); i < n; ++i)
             if (open[member_of[i]]++ == 0) total[member_of[i]] += tree.retained_bytes[v];
@@ -58,56 +60,95 @@ std::vector<NodeId> top_dominators(const Retained& retained, std::size_t limit) 
     return top;
 }
 
-// MAT's set for a class row: the class object and the class's instances. A class object is
-// also an instance of java.lang.Class, so it belongs to two rows.
-std::vector<std::uint64_t> retained_bytes_by_class(const HeapGraph& graph, const Retained& retained) {
-    std::vector<std::uint32_t> described(graph.node_count(), kNoGroup);
-    for (std::uint32_t c = 0; c < graph.classes.size(); ++c)
-        if (graph.classes[c].node != kNoNode) described[graph.classes[c].node] = c;
-    return retained_by_group(retained, graph.classes.size(), [&](NodeId v, std::uint32_t* out) {
-        out[0] = graph.class_index[v];
-        if (described[v] == kNoGroup || described[v] == out[0]) return 1;
-        out[1] = described[v];
-        return 2;
-    });
-}
+namespace {
 
-std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained& retained) {
-    // Group index per loader: the loader object, its classes and their instances.
-    std::vector<NodeId> loaders;
-    for (const ClassInfo& c : graph.classes)
-        if (c.node != kNoNode) loaders.push_back(c.loader);
-    std::sort(loaders.begin(), loaders.end());
-    loaders.erase(std::unique(loaders.begin(), loaders.end()), loaders.end());
-    auto loader_group = [&](NodeId loader) {
-        return static_cast<std::uint32_t>(std::lower_bound(loaders.begin(), loaders.end(), loader) - loaders.begin());
-    };
-    std::vector<std::uint32_t> group(graph.node_count(), kNoGroup);
-    std::vector<LoaderRow> rows(loaders.size());
-    for (std::size_t i = 0; i < loaders.size(); ++i) rows[i].loader = loaders[i];
-    for (const ClassInfo& c : graph.classes)
-        if (c.node != kNoNode) ++rows[loader_group(c.loader)].classes;
-    std::vector<std::uint32_t> class_group(graph.classes.size(), kNoGroup);
-    for (std::uint32_t i = 0; i < graph.classes.size(); ++i)
-        if (graph.classes[i].node != kNoNode) {
-            class_group[i] = loader_group(graph.classes[i].loader);
-            group[graph.classes[i].node] = class_group[i];
+// The groups of a node in both tables, class rows [0, classes) then loader rows after them.
+// MAT's set for a class row: the class object and the class's instances (a class object is
+// also an instance of java.lang.Class, so it belongs to two rows). A loader's set: the loader
+// object, its classes and their instances. Most nodes are instances, whose groups follow
+// from their class; class objects and loaders, few, are marked and looked up in maps, so
+// no table of a group per node is made (4 bytes a node each, for the two tables).
+class TableGroups {
+public:
+    TableGroups(const HeapGraph& g, bool loaders) : g_(g), special_(g.node_count()) {
+        for (NodeId v = 0; v < g.node_count(); ++v)
+            if (g.kind[v] == NodeKind::class_object) special_.set(v);
+        for (std::uint32_t c = 0; c < g.classes.size(); ++c)
+            if (g.classes[c].node != kNoNode) described_[g.classes[c].node] = c, special_.set(g.classes[c].node);
+        if (loaders) group_loaders();
+    }
+
+    std::size_t groups() const { return g_.classes.size() + loaders_.size(); }
+    const std::vector<NodeId>& loaders() const { return loaders_; }
+
+    int operator()(NodeId v, std::uint32_t* out) const {
+        const std::uint32_t c = g_.class_index[v];
+        out[0] = c;
+        if (!special_.test(v)) {
+            if (class_group_.empty() || class_group_[c] == kNoGroup) return 1;
+            out[1] = class_group_[c];
+            return 2;
         }
-    for (NodeId v = 0; v < graph.node_count(); ++v)
-        if (graph.kind[v] != NodeKind::class_object && group[v] == kNoGroup)
-            group[v] = class_group[graph.class_index[v]];
-    for (std::size_t i = 0; i < loaders.size(); ++i)
-        if (loaders[i] != kNoNode) group[loaders[i]] = static_cast<std::uint32_t>(i);  // the loader itself
-    auto totals = retained_by_group(retained, loaders.size(), [&](NodeId v, std::uint32_t* out) {
-        out[0] = group[v];
-        return group[v] == kNoGroup ? 0 : 1;
-    });
-    for (std::size_t i = 0; i < rows.size(); ++i) rows[i].retained_bytes = totals[i];
-    std::sort(rows.begin(), rows.end(), [](const LoaderRow& a, const LoaderRow& b) {
+        int n = 1;
+        const auto described = described_.find(v);
+        if (described != described_.end() && described->second != c) out[n++] = described->second;
+        if (class_group_.empty()) return n;
+        std::uint32_t group = kNoGroup;
+        if (g_.kind[v] != NodeKind::class_object) group = class_group_[c];
+        else if (described != described_.end()) group = class_group_[described->second];
+        if (const auto loader = loader_group_.find(v); loader != loader_group_.end()) group = loader->second;
+        if (group != kNoGroup) out[n++] = group;
+        return n;
+    }
+
+private:
+    void group_loaders() {
+        for (const ClassInfo& c : g_.classes)
+            if (c.node != kNoNode) loaders_.push_back(c.loader);
+        std::sort(loaders_.begin(), loaders_.end());
+        loaders_.erase(std::unique(loaders_.begin(), loaders_.end()), loaders_.end());
+        const auto first = static_cast<std::uint32_t>(g_.classes.size());
+        auto group_of = [&](NodeId loader) {
+            return first + static_cast<std::uint32_t>(std::lower_bound(loaders_.begin(), loaders_.end(), loader) - loaders_.begin());
+        };
+        class_group_.assign(g_.classes.size(), kNoGroup);
+        for (std::uint32_t c = 0; c < g_.classes.size(); ++c)
+            if (g_.classes[c].node != kNoNode) class_group_[c] = group_of(g_.classes[c].loader);
+        for (std::size_t i = 0; i < loaders_.size(); ++i)
+            if (loaders_[i] != kNoNode) loader_group_[loaders_[i]] = first + static_cast<std::uint32_t>(i), special_.set(loaders_[i]);
+    }
+
+    const HeapGraph& g_;
+    NodeBits special_;                                       // class objects, described or not, and loaders
+    std::unordered_map<NodeId, std::uint32_t> described_;    // class object -> the class it describes
+    std::vector<NodeId> loaders_;                            // ascending; kNoNode: the bootstrap loader
+    std::vector<std::uint32_t> class_group_;                 // class -> its loader's row (kNoGroup: none)
+    std::unordered_map<NodeId, std::uint32_t> loader_group_;  // loader object -> its own row
+};
+
+}  // namespace
+
+RetainedTables retained_tables(const HeapGraph& graph, const Retained& retained, bool loaders) {
+    const TableGroups groups(graph, loaders);
+    std::vector<std::uint64_t> totals = retained_by_group(retained, groups.groups(), groups);
+    RetainedTables tables;
+    const std::size_t classes = graph.classes.size();
+    tables.by_class.assign(totals.begin(), totals.begin() + static_cast<std::ptrdiff_t>(classes));
+    if (!loaders) return tables;
+    const std::vector<NodeId>& ids = groups.loaders();
+    for (std::size_t i = 0; i < ids.size(); ++i) tables.loaders.push_back({ids[i], 0, totals[classes + i]});
+    for (const ClassInfo& c : graph.classes)
+        if (c.node != kNoNode)
+            ++tables.loaders[static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), c.loader) - ids.begin())].classes;
+    std::sort(tables.loaders.begin(), tables.loaders.end(), [](const LoaderRow& a, const LoaderRow& b) {
         if (a.retained_bytes != b.retained_bytes) return a.retained_bytes > b.retained_bytes;
         return a.loader < b.loader;
     });
-    return rows;
+    return tables;
+}
+
+std::vector<std::uint64_t> retained_bytes_by_class(const HeapGraph& graph, const Retained& retained) {
+    return retained_tables(graph, retained, false).by_class;
 }
 
 }  // namespace heapgraph::graph

@@ -96,7 +96,13 @@ struct LoaderRow {
     std::uint64_t classes = 0;
     std::uint64_t retained_bytes = 0;  // of the loader, its classes and their instances, as one set
 };
-// One row per class loader that defined a class, by retained bytes desc then loader id.
-std::vector<LoaderRow> class_loader_table(const HeapGraph& graph, const Retained& retained);
+struct RetainedTables {
+    std::vector<std::uint64_t> by_class;  // as retained_bytes_by_class
+    // One row per class loader that defined a class, by retained bytes desc then loader id
+    // (only when asked for).
+    std::vector<LoaderRow> loaders;
+};
+// Both tables from one walk of the dominator tree.
+RetainedTables retained_tables(const HeapGraph& graph, const Retained& retained, bool loaders);
 
 }  // namespace heapgraph::graph
