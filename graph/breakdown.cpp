@@ -80,6 +80,9 @@ public:
 
     std::size_t groups() const { return g_.classes.size() + loaders_.size(); }
     const std::vector<NodeId>& loaders() const { return loaders_; }
+    std::uint32_t loader_index(NodeId loader) const {  // of a loader that defined a class
+        return static_cast<std::uint32_t>(std::lower_bound(loaders_.begin(), loaders_.end(), loader) - loaders_.begin());
+    }
 
     int operator()(NodeId v, std::uint32_t* out) const {
         const std::uint32_t c = g_.class_index[v];
@@ -108,15 +111,16 @@ private:
         std::sort(loaders_.begin(), loaders_.end());
         loaders_.erase(std::unique(loaders_.begin(), loaders_.end()), loaders_.end());
         const auto first = static_cast<std::uint32_t>(g_.classes.size());
-        auto group_of = [&](NodeId loader) {
-            return first + static_cast<std::uint32_t>(std::lower_bound(loaders_.begin(), loaders_.end(), loader) - loaders_.begin());
-        };
         class_group_.assign(g_.classes.size(), kNoGroup);
         for (std::uint32_t c = 0; c < g_.classes.size(); ++c)
-            if (g_.classes[c].node != kNoNode) class_group_[c] = group_of(g_.classes[c].loader);
-        for (std::size_t i = 0; i < loaders_.size(); ++i)
-            if (loaders_[i] != kNoNode) loader_group_[loaders_[i]] = first + static_cast<std::uint32_t>(i), special_.set(loaders_[i]);
+            if (g_.classes[c].node != kNoNode) class_group_[c] = first + loader_index(g_.classes[c].loader);
+        for (std::uint32_t i = 0; i < loaders_.size(); ++i) {
+            if (loaders_[i] == kNoNode) continue;
+            loader_group_[loaders_[i]] = first + i;
+            special_.set(loaders_[i]);
+        }
     }
+
 
     const HeapGraph& g_;
     NodeBits special_;                                       // class objects, described or not, and loaders
@@ -135,11 +139,10 @@ RetainedTables retained_tables(const HeapGraph& graph, const Retained& retained,
     const std::size_t classes = graph.classes.size();
     tables.by_class.assign(totals.begin(), totals.begin() + static_cast<std::ptrdiff_t>(classes));
     if (!loaders) return tables;
-    const std::vector<NodeId>& ids = groups.loaders();
-    for (std::size_t i = 0; i < ids.size(); ++i) tables.loaders.push_back({ids[i], 0, totals[classes + i]});
+    for (std::size_t i = 0; i < groups.loaders().size(); ++i)
+        tables.loaders.push_back({groups.loaders()[i], 0, totals[classes + i]});
     for (const ClassInfo& c : graph.classes)
-        if (c.node != kNoNode)
-            ++tables.loaders[static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), c.loader) - ids.begin())].classes;
+        if (c.node != kNoNode) ++tables.loaders[groups.loader_index(c.loader)].classes;
     std::sort(tables.loaders.begin(), tables.loaders.end(), [](const LoaderRow& a, const LoaderRow& b) {
         if (a.retained_bytes != b.retained_bytes) return a.retained_bytes > b.retained_bytes;
         return a.loader < b.loader;

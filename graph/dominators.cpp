@@ -283,9 +283,7 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& sea
         while (!root_numbers.empty() && root_numbers.back() > w) root_numbers.pop_back();
         return !root_numbers.empty() && root_numbers.back() == w;
     };
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < searched.by_number.words(); ++i) count += static_cast<std::size_t>(std::popcount(searched.by_number.word(i)));
-    parents.reserve(count);
+    parents.reserve(searched.by_number.count());
     LinkEval forest(std::move(n.forest));
     ReadAhead ahead(n, in, searched, forest.slots());
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {

@@ -2,6 +2,7 @@
 // cache where a byte or 4-byte column does not.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -18,6 +19,11 @@ public:
     std::uint64_t& word(std::size_t i) { return words_[i]; }
     std::uint64_t word(std::size_t i) const { return words_[i]; }
     std::size_t words() const { return words_.size(); }
+    std::size_t count() const {  // bits set
+        std::size_t n = 0;
+        for (std::uint64_t word : words_) n += static_cast<std::size_t>(std::popcount(word));
+        return n;
+    }
 
 private:
     std::vector<std::uint64_t> words_;
