@@ -121,7 +121,6 @@ private:
         }
     }
 
-
     const HeapGraph& g_;
     NodeBits special_;                                       // class objects, described or not, and loaders
     std::unordered_map<NodeId, std::uint32_t> described_;    // class object -> the class it describes

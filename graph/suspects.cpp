@@ -322,6 +322,7 @@ private:
     // in a map of their own.
     std::vector<ClassShare> top_classes(const std::vector<NodeId>& starts) const {
         std::vector<ClassShare> by_class(g_.classes.size(), ClassShare{kNoNode, 0});
+        for (std::uint32_t c = 0; c < by_class.size(); ++c) by_class[c].class_index = c;
         std::unordered_map<NodeId, ClassShare> class_objects;
         std::vector<NodeId> stack(starts.begin(), starts.end());
         while (!stack.empty()) {
@@ -334,7 +335,6 @@ private:
                 row = &it->second;
             } else {
                 row = &by_class[g_.class_index[v]];
-                row->class_index = g_.class_index[v];
             }
             ++row->objects;
             row->shallow_bytes += g_.shallow_bytes[v];

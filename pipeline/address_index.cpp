@@ -41,9 +41,10 @@ void AddressIndex::Range::merge(const Range& other) {
 AddressIndex::AddressIndex(const Range& range) {
     if (range.count == 0) return;
     min_ = range.min;
-    step_ = range.step ? std::uint64_t{1} << std::countr_zero(range.step) : 1;
-    step_shift_ = std::countr_zero(step_);
-    std::uint64_t pages = ((range.max - range.min) / step_ >> kPageBits) + 1;
+    // The step is the largest power of two dividing every address gap: node_of shifts, it
+    // runs for every reference and a divide costs.
+    step_shift_ = range.step ? std::countr_zero(range.step) : 0;
+    std::uint64_t pages = ((range.max - range.min) >> step_shift_ >> kPageBits) + 1;
     dense_ = pages <= (std::uint64_t{1} << 24);  // a page table of at most 128 MB
     if (dense_) {
         table_ = std::vector<std::atomic<Page*>>(pages);
@@ -113,7 +114,7 @@ std::uint32_t AddressIndex::node_of(std::uint64_t address) const {
         auto it = std::lower_bound(sorted_.begin(), sorted_.end(), address);
         return it != sorted_.end() && *it == address ? static_cast<std::uint32_t>(it - sorted_.begin()) : kMissing;
     }
-    if (address < min_ || ((address - min_) & (step_ - 1))) return kMissing;
+    if (address < min_ || ((address - min_) & ((std::uint64_t{1} << step_shift_) - 1))) return kMissing;
     std::uint64_t slot = (address - min_) >> step_shift_;
     std::uint64_t page_number = slot >> kPageBits;
     if (page_number >= table_.size()) return kMissing;
@@ -157,7 +158,7 @@ std::uint64_t AddressIndex::address_of(std::uint32_t node) const {
         std::upper_bound(std::begin(page.word_rank), std::end(page.word_rank), rank) - std::begin(page.word_rank) - 1);
     const std::uint64_t slot =
         (owned_number_[p] << kPageBits) + w * 64 + select_bit(page.bits[w], rank - page.word_rank[w]);
-    return min_ + slot * step_;
+    return min_ + (slot << step_shift_);
 }
 
 graph::Column<std::uint64_t> AddressIndex::addresses() const {
@@ -170,7 +171,7 @@ graph::Column<std::uint64_t> AddressIndex::addresses() const {
         for (std::uint64_t w = 0; w < kWordsPerPage; ++w)
             for (std::uint64_t word = page->bits[w]; word; word &= word - 1) {
                 std::uint64_t slot = (p << kPageBits) + w * 64 + static_cast<std::uint64_t>(std::countr_zero(word));
-                out.push_back(min_ + slot * step_);
+                out.push_back(min_ + (slot << step_shift_));
             }
     }
     return out;

@@ -60,8 +60,8 @@ private:
     Page* page_for_insert(std::uint64_t page);
 
     bool dense_ = false;
-    std::uint64_t min_ = 0, step_ = 1;  // step_: a power of two
-    int step_shift_ = 0;                 // its log2: node_of runs for every reference, a divide costs
+    std::uint64_t min_ = 0;
+    int step_shift_ = 0;  // addresses are min_ plus multiples of 2^step_shift_
     std::vector<std::atomic<Page*>> table_;
     std::vector<std::unique_ptr<Page>> owned_;  // filled by finish(), in page order
     std::vector<std::uint32_t> owned_base_;      // each owned page's base, ascending

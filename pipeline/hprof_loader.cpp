@@ -335,8 +335,8 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     parts.max_objects = options.max_objects;
     LoadedDump loaded = build_heap(parts, info);  // times its own steps
     loaded.source = std::make_shared<DumpSource>(DumpSource{file, top.dumps[options.dump_index], info.id_size,
-                                                            std::move(hprof.classes), release_pages, nullptr, nullptr, {}, {}});
-    loaded.source->chunks = std::move(decoded.cuts);
+                                                            std::move(hprof.classes), release_pages, nullptr, nullptr, {}, {},
+                                                            std::move(decoded.cuts)});
     loaded.source->field_names = field_names(top, loaded.source->classes);
     loaded.source->stack_traces = stack_traces(top);
     if (top.unterminated_segment_runs)
