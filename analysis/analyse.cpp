@@ -53,7 +53,6 @@ std::vector<std::function<void()>> edge_walks(const Input& in, Findings& f, cons
         seconds[0] = seconds_of([&] {
             f.paths = graph::shortest_path_tree(in.graph, in.weak_edges);
             f.paths.release_pages();
-            in.graph.reachable.release_pages();  // read before the step, by no walk
         });
     }};
     if (options.report)
@@ -62,7 +61,7 @@ std::vector<std::function<void()>> edge_walks(const Input& in, Findings& f, cons
                 f.collections = graph::count_collections(in.graph);
                 f.collections_counted = true;
                 to_read = property_nodes(in.graph);
-                in.graph.kind.release_pages(), in.graph.class_index.release_pages();
+                in.graph.types.release_pages();
             });
         });
     return walks;
@@ -110,7 +109,7 @@ void name_paths(Input& in, Findings& f) {
     for (const graph::Suspect& s : f.suspects) nodes.insert(nodes.end(), s.path.begin(), s.path.end());
     std::vector<graph::PathEdge> edges = graph::path_edges(f.paths, nodes);
     for (const graph::PathEdge& e : graph::path_edges(f.paths, graph::holder_path_tails(f.paths, f.holders)))
-        if (in.graph.kind[e.from] != graph::NodeKind::object_array) edges.push_back(e);
+        if (in.graph.types.kind(e.from) != graph::NodeKind::object_array) edges.push_back(e);
     if (in.name_edges && !edges.empty()) in.name_edges(edges);
     static const graph::FieldNames no_names;
     const graph::FieldNames& names = in.field_names ? *in.field_names : no_names;

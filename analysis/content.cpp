@@ -179,13 +179,13 @@ private:
 };
 
 // The strings to group: counted, with a char[] or byte[] value the pass read whole.
-Members string_members(std::span<const std::uint8_t> counted, NodeAddresses addresses,
+Members string_members(const graph::NodeBits& counted, NodeAddresses addresses,
                        const DumpValues& values, std::span<const std::uint32_t> value_index) {
     const std::vector<NodeId> nodes = nodes_of(values.strings, addresses);
     Members members;
     for (std::size_t i = 0; i < values.strings.size(); ++i) {
         const StringObject& s = values.strings[i];
-        if (nodes[i] == kNoNode || !counted[nodes[i]]) continue;
+        if (nodes[i] == kNoNode || !counted.test(nodes[i])) continue;
         const std::uint32_t at = value_index[i];
         if (at == kNoArray) continue;
         const ArrayObject& a = values.arrays[at];
@@ -204,7 +204,7 @@ Members string_members(std::span<const std::uint8_t> counted, NodeAddresses addr
 }
 
 // Arrays that back a String are counted with the strings, not again here.
-Members array_members(std::span<const std::uint8_t> counted, std::span<const NodeId> nodes,
+Members array_members(const graph::NodeBits& counted, std::span<const NodeId> nodes,
                       const DumpValues& values, std::span<const std::uint32_t> value_index) {
     std::vector<std::uint8_t> string_value(values.arrays.size(), 0);
     for (std::uint32_t at : value_index)
@@ -212,7 +212,7 @@ Members array_members(std::span<const std::uint8_t> counted, std::span<const Nod
     Members members;
     for (std::size_t i = 0; i < values.arrays.size(); ++i) {
         const ArrayObject& a = values.arrays[i];
-        if (nodes[i] == kNoNode || !counted[nodes[i]] || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
+        if (nodes[i] == kNoNode || !counted.test(nodes[i]) || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
         const std::uint64_t bytes = std::uint64_t{a.length} * basic_type_size(a.type, 4);
         members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<std::uint32_t>(i), 0});
     }
@@ -267,7 +267,7 @@ std::string java_value_text(std::uint8_t type, std::uint64_t bits) {
     return {};
 }
 
-void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> counted,
+void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
                      NodeAddresses addresses, const DumpValues& values, std::size_t top,
                      ContentFindings& out) {
     if (!values.available || !values.source) return;  // PHD, classic: nothing was read

@@ -15,7 +15,7 @@ namespace heapgraph::analysis {
 // inspector's fields.
 std::string java_value_text(std::uint8_t type, std::uint64_t bits);
 
-void find_duplicates(const graph::HeapGraph& g, std::span<const std::uint8_t> counted,
+void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
                      NodeAddresses addresses, const DumpValues& values, std::size_t top,
                      ContentFindings& out);
 

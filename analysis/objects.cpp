@@ -29,7 +29,7 @@ using graph::NodeId;
 using graph::kNoNode;
 
 bool is_class(const graph::HeapGraph& g, NodeId v, std::initializer_list<std::string_view> names) {
-    const std::string& name = g.classes[g.class_index[v]].name;
+    const std::string& name = g.classes[g.types.class_index(v)].name;
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
@@ -82,10 +82,10 @@ InspectedObject inspect(const Findings& f, const DumpValues& values, NodeId v) {
     const graph::HeapGraph& g = f.graph;
     InspectedObject out{.node = v};
     const std::uint64_t address = f.addresses[v];
-    if (g.kind[v] == graph::NodeKind::class_object) {
+    if (g.types.kind(v) == graph::NodeKind::class_object) {
         out.read = values.available;
         for (const FieldValue& s : values.statics(address)) out.fields.push_back(shown(f, values, std::string(s.name), s.type, s.bits));
-    } else if (g.kind[v] == graph::NodeKind::primitive_array) {
+    } else if (g.types.kind(v) == graph::NodeKind::primitive_array) {
         if (const ArrayObject* a = values.array(address)) {
             out.read = true;
             out.length = a->length;
@@ -165,7 +165,7 @@ std::vector<NodeId> property_nodes(const graph::HeapGraph& g) {
     for (const graph::ClassInfo& c : g.classes) {
         if (c.name != "java.lang.System" || c.node == kNoNode) continue;
         for (NodeId t : g.out.of(c.node))
-            if (g.kind[t] == graph::NodeKind::instance && is_class(g, t, {"java.util.Properties"})) out.push_back(t);
+            if (g.types.kind(t) == graph::NodeKind::instance && is_class(g, t, {"java.util.Properties"})) out.push_back(t);
     }
     // The map's parts: its map, tables, entries and tree bins (not keys and values: the value
     // pass reads every String anyway).

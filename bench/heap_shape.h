@@ -14,12 +14,11 @@ inline graph::HeapInput heap_shaped(std::uint32_t vertices, std::uint32_t seed =
     graph::HeapInput in;
     std::mt19937 rng(seed);
     const std::uint32_t classes = std::max<std::uint32_t>(1, vertices / 20000);
-    in.kind.assign(vertices, graph::NodeKind::instance);
-    in.class_index.assign(vertices, 0);
+    in.types.assign(vertices, graph::NodeKind::instance, 0);
     in.shallow_bytes.assign(vertices, 24);
     in.root_kind_names = {"sticky_class", "jni_global"};
     for (graph::NodeId c = 0; c < classes; ++c) {
-        in.kind[c] = graph::NodeKind::class_object;
+        in.types.set(c, graph::NodeKind::class_object, 0);
         in.roots.push_back({c, 0, true});
     }
     auto add = [&](graph::NodeId from, graph::NodeId to) { in.edges.push_back({from, to}); };

@@ -72,7 +72,7 @@ class TableGroups {
 public:
     TableGroups(const HeapGraph& g, bool loaders) : g_(g), special_(g.node_count()) {
         for (NodeId v = 0; v < g.node_count(); ++v)
-            if (g.kind[v] == NodeKind::class_object) special_.set(v);
+            if (g.types.kind(v) == NodeKind::class_object) special_.set(v);
         for (std::uint32_t c = 0; c < g.classes.size(); ++c)
             if (g.classes[c].node != kNoNode) described_[g.classes[c].node] = c, special_.set(g.classes[c].node);
         if (loaders) group_loaders();
@@ -85,7 +85,7 @@ public:
     }
 
     int operator()(NodeId v, std::uint32_t* out) const {
-        const std::uint32_t c = g_.class_index[v];
+        const std::uint32_t c = g_.types.class_index(v);
         out[0] = c;
         if (!special_.test(v)) {
             if (class_group_.empty() || class_group_[c] == kNoGroup) return 1;
@@ -97,7 +97,7 @@ public:
         if (described != described_.end() && described->second != c) out[n++] = described->second;
         if (class_group_.empty()) return n;
         std::uint32_t group = kNoGroup;
-        if (g_.kind[v] != NodeKind::class_object) group = class_group_[c];
+        if (g_.types.kind(v) != NodeKind::class_object) group = class_group_[c];
         else if (described != described_.end()) group = class_group_[described->second];
         if (const auto loader = loader_group_.find(v); loader != loader_group_.end()) group = loader->second;
         if (group != kNoGroup) out[n++] = group;

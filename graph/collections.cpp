@@ -154,8 +154,8 @@ CollectionSizer::Walker::Walker(const HeapGraph& graph)
         NodeId node = graph.classes[c].node;
         if (node == kNoNode || graph.out.empty() || graph.classes[c].name == "java.lang.Object") return kNoNode;
         std::span<const NodeId> row = graph.out.of(node);
-        std::size_t i = !row.empty() && row[0] == graph.classes[graph.class_index[node]].node;
-        if (i >= row.size() || graph.kind[row[i]] != NodeKind::class_object) return kNoNode;
+        std::size_t i = !row.empty() && row[0] == graph.classes[graph.types.class_index(node)].node;
+        if (i >= row.size() || graph.types.kind(row[i]) != NodeKind::class_object) return kNoNode;
         auto found = class_of_object.find(row[i]);
         return found == class_of_object.end() ? kNoNode : found->second;
     };
@@ -171,17 +171,17 @@ CollectionSizer::Walker::Walker(const HeapGraph& graph)
 }
 
 std::string_view CollectionSizer::Walker::treated_as(NodeId v) const {
-    return graph_.kind[v] == NodeKind::instance ? kKnown[rule_[graph_.class_index[v]]].name : "";
+    return graph_.types.kind(v) == NodeKind::instance ? kKnown[rule_[graph_.types.class_index(v)]].name : "";
 }
 
 CollectionShape CollectionSizer::Walker::shape(NodeId v) const {
-    return graph_.kind[v] == NodeKind::instance ? kKnown[rule_[graph_.class_index[v]]].shape : CollectionShape::none;
+    return graph_.types.kind(v) == NodeKind::instance ? kKnown[rule_[graph_.types.class_index(v)]].shape : CollectionShape::none;
 }
 
 std::optional<std::uint64_t> CollectionSizer::Walker::size(NodeId v) {
     backing_ = {};
     if (shape(v) == CollectionShape::none || graph_.out.empty()) return std::nullopt;
-    std::optional<std::uint64_t> n = size_as(v, rule_[graph_.class_index[v]]);
+    std::optional<std::uint64_t> n = size_as(v, rule_[graph_.types.class_index(v)]);
     clear_marks();
     return n;
 }
@@ -210,10 +210,10 @@ NodeId CollectionSizer::Walker::inner_collection(NodeId v) const {
     NodeId only = kNoNode, known = kNoNode;
     int targets = 0, known_targets = 0;
     for (NodeId t : graph_.out.of(v)) {
-        if (graph_.kind[t] != NodeKind::instance || t == only) continue;
+        if (graph_.types.kind(t) != NodeKind::instance || t == only) continue;
         only = t;
         ++targets;
-        if (rule_[graph_.class_index[t]] && t != known) {
+        if (rule_[graph_.types.class_index(t)] && t != known) {
             known = t;
             ++known_targets;
         }
@@ -226,10 +226,10 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
     NodeId table = kNoNode, named = kNoNode;
     int tables = 0, named_tables = 0;
     for (NodeId t : graph_.out.of(holder)) {
-        if (graph_.kind[t] != NodeKind::object_array || t == table) continue;
+        if (graph_.types.kind(t) != NodeKind::object_array || t == table) continue;
         table = t;
         ++tables;
-        if (ends_with_any(graph_.classes[graph_.class_index[t]].name, {"Entry[]", "Node[]", "Segment[]"})) {
+        if (ends_with_any(graph_.classes[graph_.types.class_index(t)].name, {"Entry[]", "Node[]", "Segment[]"})) {
             named = t;
             ++named_tables;
         }
@@ -243,7 +243,7 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
         // Java 9+ Properties: an empty Hashtable part and the entries in its `map` field.
         NodeId chm = kNoNode;
         for (NodeId t : graph_.out.of(holder))
-            if (graph_.kind[t] == NodeKind::instance && rule_[graph_.class_index[t]] == kChmRule) {
+            if (graph_.types.kind(t) == NodeKind::instance && rule_[graph_.types.class_index(t)] == kChmRule) {
                 if (chm != kNoNode && chm != t) return std::nullopt;
                 chm = t;
             }
@@ -253,7 +253,7 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
         std::uint64_t total = 0;
         bool any_segment = false;
         for (NodeId s : graph_.out.of(table)) {
-            if (graph_.kind[s] != NodeKind::instance || rule_[graph_.class_index[s]] != kSegmentRule) continue;
+            if (graph_.types.kind(s) != NodeKind::instance || rule_[graph_.types.class_index(s)] != kSegmentRule) continue;
             any_segment = true;
             clear_marks();  // each segment is counted on its own, as in MAT
             std::optional<std::uint64_t> n = hashed_size(s, false, false);
@@ -271,22 +271,22 @@ std::optional<std::uint64_t> CollectionSizer::Walker::hashed_size(NodeId holder,
 std::optional<std::uint64_t> CollectionSizer::Walker::table_size(NodeId holder, NodeId table) {
     starts_.clear();
     for (NodeId e : graph_.out.of(table)) {
-        if (graph_.kind[e] != NodeKind::instance) continue;
-        const std::string& name = graph_.classes[graph_.class_index[e]].name;
+        if (graph_.types.kind(e) != NodeKind::instance) continue;
+        const std::string& name = graph_.classes[graph_.types.class_index(e)].name;
         if (name == "java.lang.Object" || name.ends_with("$ForwardingNode")) continue;
         if (name == "java.util.concurrent.ConcurrentHashMap$TreeBin") {
             for (NodeId n : graph_.out.of(e))
-                if (graph_.kind[n] == NodeKind::instance &&
-                    graph_.classes[graph_.class_index[n]].name.ends_with("$TreeNode"))
+                if (graph_.types.kind(n) == NodeKind::instance &&
+                    graph_.classes[graph_.types.class_index(n)].name.ends_with("$TreeNode"))
                     starts_.push_back(n);
             continue;
         }
         starts_.push_back(e);
     }
     for (NodeId t : graph_.out.of(holder)) {
-        if (graph_.kind[t] != NodeKind::instance) continue;
+        if (graph_.types.kind(t) != NodeKind::instance) continue;
         bool entry_class = std::any_of(starts_.begin(), starts_.end(), [&](NodeId s) {
-            return graph_.class_index[s] == graph_.class_index[t];
+            return graph_.types.class_index(s) == graph_.types.class_index(t);
         });
         if (entry_class && sentinel(holder, t)) mark(t);
     }
@@ -296,8 +296,8 @@ std::optional<std::uint64_t> CollectionSizer::Walker::table_size(NodeId holder, 
 std::optional<std::uint64_t> CollectionSizer::Walker::tree_size(NodeId holder) {
     NodeId root = kNoNode;
     for (NodeId t : graph_.out.of(holder)) {
-        if (graph_.kind[t] != NodeKind::instance || t == root) continue;
-        if (!graph_.classes[graph_.class_index[t]].name.ends_with("$Entry")) continue;
+        if (graph_.types.kind(t) != NodeKind::instance || t == root) continue;
+        if (!graph_.classes[graph_.types.class_index(t)].name.ends_with("$Entry")) continue;
         if (root != kNoNode) return std::nullopt;
         root = t;
     }
@@ -308,7 +308,7 @@ std::optional<std::uint64_t> CollectionSizer::Walker::tree_size(NodeId holder) {
 std::optional<std::uint64_t> CollectionSizer::Walker::array_size(NodeId holder) {
     NodeId array = kNoNode;
     for (NodeId t : graph_.out.of(holder)) {
-        if (graph_.kind[t] != NodeKind::object_array || t == array) continue;
+        if (graph_.types.kind(t) != NodeKind::object_array || t == array) continue;
         if (array != kNoNode) return std::nullopt;
         array = t;
     }
@@ -321,36 +321,36 @@ std::optional<std::uint64_t> CollectionSizer::Walker::array_size(NodeId holder) 
 // class objects too.
 std::uint64_t CollectionSizer::Walker::non_null_slots(NodeId array) const {
     std::span<const NodeId> row = graph_.out.of(array);
-    NodeId array_class = graph_.classes[graph_.class_index[array]].node;
+    NodeId array_class = graph_.classes[graph_.types.class_index(array)].node;
     return row.size() - (!row.empty() && array_class != kNoNode && row[0] == array_class);
 }
 
 std::uint64_t CollectionSizer::Walker::linked_size(NodeId holder) {
     starts_.clear();
     for (NodeId t : graph_.out.of(holder)) {
-        if (graph_.kind[t] != NodeKind::instance || marked(t)) continue;
-        if (!ends_with_any(graph_.classes[graph_.class_index[t]].name, {"$Entry", "$Node", "$Link"})) continue;
+        if (graph_.types.kind(t) != NodeKind::instance || marked(t)) continue;
+        if (!ends_with_any(graph_.classes[graph_.types.class_index(t)].name, {"$Entry", "$Node", "$Link"})) continue;
         if (!sentinel(holder, t)) {
             starts_.push_back(t);
             continue;
         }
         mark(t);
         for (NodeId n : graph_.out.of(t))
-            if (graph_.kind[n] == NodeKind::instance) starts_.push_back(n);
+            if (graph_.types.kind(n) == NodeKind::instance) starts_.push_back(n);
     }
     return count_same_class(starts_);
 }
 
 // Rule 3: the holder's single edge to v's class, and v points only to its own class.
 bool CollectionSizer::Walker::sentinel(NodeId holder, NodeId v) const {
-    std::uint32_t c = graph_.class_index[v];
+    std::uint32_t c = graph_.types.class_index(v);
     int edges = 0;
-    for (NodeId t : graph_.out.of(holder)) edges += graph_.kind[t] == NodeKind::instance && graph_.class_index[t] == c;
+    for (NodeId t : graph_.out.of(holder)) edges += graph_.types.kind(t) == NodeKind::instance && graph_.types.class_index(t) == c;
     if (edges != 1) return false;
     bool any = false;
     for (NodeId t : graph_.out.of(v)) {
-        if (graph_.kind[t] == NodeKind::class_object) continue;
-        if (graph_.kind[t] != NodeKind::instance || graph_.class_index[t] != c) return false;
+        if (graph_.types.kind(t) == NodeKind::class_object) continue;
+        if (graph_.types.kind(t) != NodeKind::instance || graph_.types.class_index(t) != c) return false;
         any = true;
     }
     return any;
@@ -361,8 +361,8 @@ bool CollectionSizer::Walker::sentinel(NodeId holder, NodeId v) const {
 std::uint64_t CollectionSizer::Walker::count_same_class(std::span<const NodeId> starts) {
     std::uint64_t count = 0;
     for (NodeId s : starts) {
-        if (marked(s) || graph_.kind[s] != NodeKind::instance ||
-            graph_.classes[graph_.class_index[s]].name == "java.lang.Object")
+        if (marked(s) || graph_.types.kind(s) != NodeKind::instance ||
+            graph_.classes[graph_.types.class_index(s)].name == "java.lang.Object")
             continue;
         mark(s);
         extra_.assign(1, s);
@@ -371,7 +371,7 @@ std::uint64_t CollectionSizer::Walker::count_same_class(std::span<const NodeId> 
             extra_.pop_back();
             ++count;
             for (NodeId t : graph_.out.of(j))
-                if (graph_.kind[t] == NodeKind::instance && graph_.class_index[t] == graph_.class_index[j] && !marked(t)) {
+                if (graph_.types.kind(t) == NodeKind::instance && graph_.types.class_index(t) == graph_.types.class_index(j) && !marked(t)) {
                     mark(t);
                     extra_.push_back(t);
                 }

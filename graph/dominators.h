@@ -69,7 +69,7 @@ struct Retained {
     Csr children;                           // the dominator tree's child lists
     std::vector<NodeId> top;                // the super root's children, in preorder
     std::vector<NodeId> unreachable_roots;  // with keep_unreachable: the extra roots chosen
-    Column<std::uint8_t> in_tree;           // 1 when the node is in the dominator tree
+    NodeBits in_tree;                       // set when the node is in the dominator tree
 };
 
 // Dominators and retained sizes over the graph's global roots, plus, with keep_unreachable,

@@ -65,16 +65,16 @@ Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes) {
 
 // A depth-first walk with an explicit stack. Serial on purpose: a parallel BFS paid more in
 // atomics and frontier copies than it gained, and this runs beside the transpose anyway.
-Column<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts) {
-    Column<std::uint8_t> seen(out.rows(), 0);
+NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts) {
+    NodeBits seen(out.rows());
     std::vector<NodeId> stack;
     for (NodeId s : starts)
-        if (!seen[s]) seen[s] = 1, stack.push_back(s);
+        if (!seen.test(s)) seen.set(s), stack.push_back(s);
     while (!stack.empty()) {
         NodeId v = stack.back();
         stack.pop_back();
         for (NodeId w : out.of(v))
-            if (!seen[w]) seen[w] = 1, stack.push_back(w);
+            if (!seen.test(w)) seen.set(w), stack.push_back(w);
     }
     return seen;
 }
@@ -143,11 +143,10 @@ Csr transpose(const Csr& out, const Progress& progress) {
 
 HeapGraph build_heap_graph(HeapInput input) {
     HeapGraph graph;
-    std::uint32_t nodes = static_cast<std::uint32_t>(input.kind.size());
+    std::uint32_t nodes = static_cast<std::uint32_t>(input.types.size());
     graph.out = input.out ? std::move(*input.out) : make_csr(input.edges, nodes);
     graph.edges = graph.out.targets.size();
-    graph.kind = std::move(input.kind);
-    graph.class_index = std::move(input.class_index);
+    graph.types = std::move(input.types);
     graph.shallow_bytes = std::move(input.shallow_bytes);
     graph.classes = std::move(input.classes);
     graph.roots = std::move(input.roots);

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "column.h"
+#include "node_bits.h"
+#include "node_types.h"
 #include "progress.h"
 #include "shallow_sizes.h"
 
@@ -26,8 +28,6 @@ inline constexpr NodeId kNoNode = 0xFFFFFFFFu;
 // values are reserved (kNoNode, the dominator step's super root and "unreached"). The
 // loaders refuse a dump that holds more, naming the count (docs/heap-graph.md).
 inline constexpr std::uint64_t kMaxNodes = 0xFFFFFFFDu;
-
-enum class NodeKind : std::uint8_t { instance, object_array, primitive_array, class_object };
 
 struct ClassInfo {
     std::string name;          // Java form: "java.util.HashMap$Node[]"
@@ -47,8 +47,7 @@ struct GcRoot {
 
 // What the pipeline hands over: every node's kind, class and shallow size, the edges, roots.
 struct HeapInput {
-    Column<NodeKind> kind;
-    Column<std::uint32_t> class_index;  // into classes
+    NodeTypes types;  // each node's kind and class index (into classes)
     ShallowSizes shallow_bytes;
     std::vector<ClassInfo> classes;
     std::vector<Edge> edges;  // either an edge list ...
@@ -99,8 +98,7 @@ void sum_degrees(Column<std::uint64_t>& offsets);
 void ends_to_starts(Column<std::uint64_t>& offsets);
 
 struct HeapGraph {
-    Column<NodeKind> kind;
-    Column<std::uint32_t> class_index;
+    NodeTypes types;  // each node's kind and class index (into classes)
     ShallowSizes shallow_bytes;
     std::vector<ClassInfo> classes;
     Csr out;
@@ -110,10 +108,10 @@ struct HeapGraph {
     std::vector<GcRoot> roots;  // one entry per root record, as the dump lists them
     std::vector<std::string> root_kind_names;
     std::vector<NodeId> root_nodes;      // distinct nodes of global roots, ascending
-    Column<std::uint8_t> reachable;  // 1 when some path from a root reaches the node
+    NodeBits reachable;  // set when some path from a root reaches the node
     std::uint64_t edges = 0;              // kept when the rows are released after dominators
 
-    std::uint32_t node_count() const { return static_cast<std::uint32_t>(kind.size()); }
+    std::uint32_t node_count() const { return static_cast<std::uint32_t>(types.size()); }
 };
 
 // Builds the outgoing rows from an edge list (count degrees, prefix sum, scatter, as gapbs
@@ -122,8 +120,8 @@ HeapGraph build_heap_graph(HeapInput input);
 // Referrer rows of the objects with two or more referrers, each sorted by source.
 Csr transpose(const Csr& out, const Progress& progress = {});
 
-// Nodes reachable from `starts` along out-edges, as a 0/1 mark per node.
-Column<std::uint8_t> mark_reachable(const Csr& out, std::span<const NodeId> starts);
+// Nodes reachable from `starts` along out-edges, a bit per node.
+NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts);
 
 // Counts of objects leave class objects out; byte totals include them (a class object's
 // bytes are its statics), so the histogram's bytes add up to reachable_bytes.
@@ -148,7 +146,7 @@ struct HistogramRow {
 // objects count under the class of classes (java.lang.Class), as in MAT. Sorted by shallow bytes desc, then class name, then class index.
 std::vector<HistogramRow> class_histogram(const HeapGraph& graph, bool reachable);
 // The same over the nodes whose `mask` entry equals `value`.
-std::vector<HistogramRow> class_histogram(const HeapGraph& graph, std::span<const std::uint8_t> mask,
+std::vector<HistogramRow> class_histogram(const HeapGraph& graph, const NodeBits& mask,
                                           bool value);
 
 // "java.util.HashMap", or "class java.util.HashMap" for a class object.

@@ -16,10 +16,10 @@ Summary summarize(const HeapGraph& graph) {
     for (const GcRoot& root : graph.roots) ++s.gc_roots_by_kind[root.kind];
     for (NodeId v = 0; v < graph.node_count(); ++v) {
         std::uint64_t bytes = graph.shallow_bytes[v];
-        bool reachable = graph.reachable[v];
+        bool reachable = graph.reachable.test(v);
         s.shallow_bytes += bytes;
         (reachable ? s.reachable_bytes : s.unreachable_bytes) += bytes;
-        switch (graph.kind[v]) {
+        switch (graph.types.kind(v)) {
             case NodeKind::class_object:
                 ++s.classes;
                 s.class_bytes += bytes;
@@ -50,19 +50,19 @@ const char* node_kind_name(NodeKind kind) {
 }
 
 std::string node_class_name(const HeapGraph& graph, NodeId v) {
-    if (graph.kind[v] != NodeKind::class_object) return graph.classes[graph.class_index[v]].name;
+    if (graph.types.kind(v) != NodeKind::class_object) return graph.classes[graph.types.class_index(v)].name;
     for (const ClassInfo& c : graph.classes)
         if (c.node == v) return "class " + c.name;
     return "class ?";
 }
 
-std::vector<HistogramRow> class_histogram(const HeapGraph& graph, std::span<const std::uint8_t> mask,
+std::vector<HistogramRow> class_histogram(const HeapGraph& graph, const NodeBits& mask,
                                           bool value) {
     std::vector<HistogramRow> rows(graph.classes.size());
     for (std::uint32_t c = 0; c < rows.size(); ++c) rows[c].class_index = c;
     for (NodeId v = 0; v < graph.node_count(); ++v) {
-        if (static_cast<bool>(mask[v]) != value) continue;
-        HistogramRow& row = rows[graph.class_index[v]];
+        if (mask.test(v) != value) continue;
+        HistogramRow& row = rows[graph.types.class_index(v)];
         ++row.count;
         row.shallow_bytes += graph.shallow_bytes[v];
     }

@@ -39,7 +39,7 @@ public:
         std::vector<NodeId> path = path_from_root(paths_, h.node);
         std::size_t anchor = 0;
         for (std::size_t i = path.size(); i-- > 0;)
-            if (g_.kind[path[i]] == NodeKind::class_object) {
+            if (g_.types.kind(path[i]) == NodeKind::class_object) {
                 anchor = i;
                 break;
             }
@@ -52,7 +52,7 @@ public:
             h.path.push_back({"(" + std::to_string(first - anchor - 1) + " steps)", "..."});
         }
         for (std::size_t i = first; i < path.size(); ++i) h.path.push_back({node_class_name(g_, path[i]), via(path[i])});
-        if (g_.kind[path[anchor]] != NodeKind::class_object) h.anchor_kind = root_kind(path[anchor]);
+        if (g_.types.kind(path[anchor]) != NodeKind::class_object) h.anchor_kind = root_kind(path[anchor]);
         h.signature = holder_signature(h.path, h.anchor_kind);
     }
 
@@ -66,14 +66,14 @@ private:
 
     std::uint32_t own_class(NodeId v) const {
         auto it = std::lower_bound(described_.begin(), described_.end(), std::pair<NodeId, std::uint32_t>{v, 0});
-        return it != described_.end() && it->first == v ? it->second : g_.class_index[v];
+        return it != described_.end() && it->first == v ? it->second : g_.types.class_index(v);
     }
 
     // edge_name, with the class-object lookup kept across calls. Array slots stay "[]": an
     // element's index changes from dump to dump (a list that grows, a map that rehashes).
     std::string via(NodeId v) const {
         NodeId from = paths_.parent[v];
-        if (g_.kind[from] == NodeKind::object_array) return "[]";
+        if (g_.types.kind(from) == NodeKind::object_array) return "[]";
         std::string name = slot_name(g_, names_, from, own_class(from), paths_.slot[v]);
         return name.empty() ? "?" : name;
     }

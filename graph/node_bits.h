@@ -6,16 +6,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "heap_graph.h"
-
 namespace heapgraph::graph {
 
 class NodeBits {
 public:
+    NodeBits() = default;
     explicit NodeBits(std::size_t nodes) : words_((nodes + 63) / 64, 0) {}
-    bool test(NodeId v) const { return (words_[v >> 6] >> (v & 63)) & 1; }
-    void set(NodeId v) { words_[v >> 6] |= std::uint64_t{1} << (v & 63); }
-    void clear_word_of(NodeId v) { words_[v >> 6] = 0; }  // v's and its 63 neighbours' bits
+    bool test(std::size_t v) const { return (words_[v >> 6] >> (v & 63)) & 1; }
+    void set(std::size_t v) { words_[v >> 6] |= std::uint64_t{1} << (v & 63); }
+    void clear_word_of(std::size_t v) { words_[v >> 6] = 0; }  // v's and its 63 neighbours' bits
     std::uint64_t& word(std::size_t i) { return words_[i]; }
     std::uint64_t word(std::size_t i) const { return words_[i]; }
     std::size_t words() const { return words_.size(); }

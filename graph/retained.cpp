@@ -25,11 +25,11 @@ public:
     std::vector<NodeId> choose() {
         const NodeId n = graph_.node_count();
         for (NodeId v = 0; v < n; ++v)
-            if (!graph_.reachable[v])
+            if (!graph_.reachable.test(v))
                 for (NodeId w : graph_.out.of(v))
                     if (w != v && inbound_[w] < 255) ++inbound_[w];
         for (NodeId v = 0; v < n; ++v)
-            if (!graph_.reachable[v] && inbound_[v] == 0) chosen_.push_back(v);
+            if (!graph_.reachable.test(v) && inbound_[v] == 0) chosen_.push_back(v);
         for (NodeId v : chosen_) mark_from(v);
         for (int pass = 0; pass < 10; ++pass) run_pass(pass);
         return chosen_;
@@ -39,14 +39,14 @@ private:
     void run_pass(int pass) {
         std::vector<NodeId> unmarked;
         for (NodeId v = 0; v < graph_.node_count(); ++v)
-            if (!marked_[v]) unmarked.push_back(v);
+            if (!marked_.test(v)) unmarked.push_back(v);
         for (NodeId v : unmarked) {
             std::uint32_t count = 0;
-            for (NodeId w : graph_.out.of(v)) count += w != v && !marked_[w];
+            for (NodeId w : graph_.out.of(v)) count += w != v && !marked_.test(w);
             outbound_[v] = static_cast<std::uint8_t>(std::min<std::uint32_t>(count, 255));
         }
         for (NodeId v : unmarked)
-            if (!marked_[v] && selected(v, pass)) {
+            if (!marked_.test(v) && selected(v, pass)) {
                 chosen_.push_back(v);
                 mark_from(v);
             }
@@ -56,7 +56,7 @@ private:
         if (pass == 0) {
             if (inbound_[v] != 1) return false;
             for (NodeId w : graph_.out.of(v)) {
-                if (w == v || marked_[w] || inbound_[w] != 1) continue;
+                if (w == v || marked_.test(w) || inbound_[w] != 1) continue;
                 for (NodeId back : graph_.out.of(w))
                     if (back == v) return true;
             }
@@ -68,17 +68,17 @@ private:
 
     void mark_from(NodeId start) {
         std::vector<NodeId> stack{start};
-        marked_[start] = 1;
+        marked_.set(start);
         while (!stack.empty()) {
             NodeId x = stack.back();
             stack.pop_back();
             for (NodeId w : graph_.out.of(x))
-                if (!marked_[w]) marked_[w] = 1, stack.push_back(w);
+                if (!marked_.test(w)) marked_.set(w), stack.push_back(w);
         }
     }
 
     const HeapGraph& graph_;
-    Column<std::uint8_t> marked_;
+    NodeBits marked_;
     Column<std::uint8_t> inbound_, outbound_;
     std::vector<NodeId> chosen_;
 };
@@ -113,8 +113,8 @@ Retained retained_with(const HeapGraph& graph, const RetainedOptions& options, D
         std::sort(roots.begin(), roots.end());
     }
     result.tree = dominators(roots);
-    result.in_tree.assign(graph.node_count(), 0);
-    for (NodeId v : result.tree.preorder) result.in_tree[v] = 1;
+    result.in_tree = NodeBits(graph.node_count());
+    for (NodeId v : result.tree.preorder) result.in_tree.set(v);
     make_children(result);
     return result;
 }

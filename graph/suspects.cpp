@@ -44,9 +44,9 @@ public:
     }
     // The class a node belongs to, class objects counting as the class they describe.
     std::uint32_t own_class(NodeId v) const {
-        if (g_.kind[v] != NodeKind::class_object) return g_.class_index[v];
+        if (g_.types.kind(v) != NodeKind::class_object) return g_.types.class_index(v);
         auto it = std::lower_bound(pairs_.begin(), pairs_.end(), std::pair<NodeId, std::uint32_t>{v, 0});
-        return it != pairs_.end() && it->first == v ? it->second : g_.class_index[v];
+        return it != pairs_.end() && it->first == v ? it->second : g_.types.class_index(v);
     }
     const std::string& name(NodeId v) const { return g_.classes[own_class(v)].name; }
 
@@ -179,7 +179,7 @@ private:
         std::vector<Candidate> out;
         for (; i < top.size() && retained[top[i]] > threshold; ++i) out.push_back({false, top[i], 0, {}, retained[top[i]]});
         std::map<std::uint32_t, std::vector<NodeId>> by_class;  // class objects under java.lang.Class
-        for (std::size_t k = i; k < top.size(); ++k) by_class[g_.class_index[top[k]]].push_back(top[k]);
+        for (std::size_t k = i; k < top.size(); ++k) by_class[g_.types.class_index(top[k])].push_back(top[k]);
         for (auto& [c, members] : by_class) {
             std::uint64_t sum = 0;
             for (NodeId v : members) sum += retained[v];
@@ -329,12 +329,12 @@ private:
             NodeId v = stack.back();
             stack.pop_back();
             ClassShare* row;
-            if (g_.kind[v] == NodeKind::class_object) {
+            if (g_.types.kind(v) == NodeKind::class_object) {
                 auto [it, fresh] = class_objects.try_emplace(v);
                 if (fresh) it->second = {v, classes_.own_class(v)};
                 row = &it->second;
             } else {
-                row = &by_class[g_.class_index[v]];
+                row = &by_class[g_.types.class_index(v)];
             }
             ++row->objects;
             row->shallow_bytes += g_.shallow_bytes[v];
@@ -388,15 +388,15 @@ std::string slot_name(const HeapGraph& g, const FieldNames& names, NodeId from, 
                                       return e.from != key.first ? e.from < key.first : e.slot < key.second;
                                   });
     if (exact != names.exact.end() && exact->from == from && exact->slot == slot) return exact->name;
-    if (g.kind[from] == NodeKind::class_object)
+    if (g.types.kind(from) == NodeKind::class_object)
         return own_class < names.class_edges.size() && slot < names.class_edges[own_class].size()
                    ? names.class_edges[own_class][slot]
                    : std::string();
-    const std::uint32_t class_edge = g.classes[g.class_index[from]].node != kNoNode;
+    const std::uint32_t class_edge = g.classes[g.types.class_index(from)].node != kNoNode;
     if (class_edge && slot == 0) return "<class>";
     // Without nulls in the row, the slot is the field only when no reference field is null.
-    const std::uint32_t c = g.class_index[from];
-    if (g.kind[from] != NodeKind::instance || c >= names.instance_fields.size() ||
+    const std::uint32_t c = g.types.class_index(from);
+    if (g.types.kind(from) != NodeKind::instance || c >= names.instance_fields.size() ||
         g.out.rows() != g.node_count())
         return {};
     const std::size_t refs = g.out.degree(from) - class_edge;

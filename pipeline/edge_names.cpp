@@ -47,8 +47,8 @@ public:
     void want(std::span<const graph::PathEdge> edges) {
         const graph::HeapGraph& g = dump_.graph;
         for (const graph::PathEdge& e : edges) {
-            graph::NodeKind kind = g.kind[e.from];
-            bool class_edge = g.classes[g.class_index[e.from]].node != graph::kNoNode;
+            graph::NodeKind kind = g.types.kind(e.from);
+            bool class_edge = g.classes[g.types.class_index(e.from)].node != graph::kNoNode;
             if (kind != graph::NodeKind::instance && kind != graph::NodeKind::object_array) continue;
             if (class_edge && e.slot == 0) continue;
             wanted_[dump_.addresses.address_of(e.from)].push_back(e);
@@ -78,7 +78,7 @@ private:
     // Slot of the first reference: after the class edge, when the class has a class object.
     std::uint32_t first_slot(NodeId v) const {
         const graph::HeapGraph& g = dump_.graph;
-        return g.classes[g.class_index[v]].node != graph::kNoNode;
+        return g.classes[g.types.class_index(v)].node != graph::kNoNode;
     }
 
     void name(const std::vector<graph::PathEdge>& edges, std::uint32_t slot, NodeId to, const std::string& text) {
@@ -90,7 +90,7 @@ private:
     // class i of the graph, and its reference fields are named in layout order.
     void read_instance(Bytes bytes, std::uint64_t pos, const std::vector<graph::PathEdge>& edges) {
         const NodeId from = edges.front().from;
-        const std::uint32_t c = dump_.graph.class_index[from];
+        const std::uint32_t c = dump_.graph.types.class_index(from);
         const auto& fields = dump_.field_names.instance_fields;
         auto instance = read_instance_header(bytes, pos, id_);
         if (!instance || c >= source_.classes.size() || c >= fields.size() || instance->class_id != source_.classes[c].class_id)

@@ -200,6 +200,10 @@ private:
     // ---- 2. class table ------------------------------------------------------------------
 
     std::uint32_t add_class(std::string name, NodeId node, NodeId loader = kNoNode) {
+        // A node's type word numbers classes in 30 bits: refuse before an index would wrap.
+        if (input_.classes.size() >= parts_.max_classes)
+            throw UnsupportedFormat(info_.path + ": holds more than " + std::to_string(parts_.max_classes) +
+                                    " classes; heapgraph numbers at most that many in one dump (docs/heap-graph.md)");
         input_.classes.push_back({std::move(name), node, loader});
         return static_cast<std::uint32_t>(input_.classes.size() - 1);
     }
@@ -260,8 +264,7 @@ private:
 
     void fill_nodes() {
         const std::size_t n = index_.size();
-        input_.kind.assign(n, graph::NodeKind::instance);
-        input_.class_index.assign(n, 0);
+        input_.types.assign(n, graph::NodeKind::instance, 0);
         input_.shallow_bytes.assign(n, 0);  // HPROF: array lengths until the size model is known
         out_starts_.assign(n + 1, 0);       // degrees at [v + 1] until the prefix sum
         std::atomic<std::uint64_t> dangling = 0;
@@ -285,10 +288,10 @@ private:
         BlockReader::Entry e;
         while (reader.next(e)) {
             NodeId v = node_of(e.address);
-            input_.kind[v] = node_kind(e.kind);
-            input_.class_index[v] = class_of(e);
-            input_.shallow_bytes.set(v, first_size(e, input_.class_index[v]));
-            std::uint64_t degree = input_.classes[input_.class_index[v]].node != kNoNode;
+            const std::uint32_t c = class_of(e);
+            input_.types.set(v, node_kind(e.kind), c);
+            input_.shallow_bytes.set(v, first_size(e, c));
+            std::uint64_t degree = input_.classes[c].node != kNoNode;
             for (std::uint32_t r = 0; r < e.ref_count; ++r) {
                 bool found = node_of(reader.next_ref(e)) != kNoNode;
                 degree += found;
@@ -310,8 +313,7 @@ private:
 
     void fill_class_node(const HeapClass& c) {
         NodeId v = node_of(c.id);
-        input_.kind[v] = graph::NodeKind::class_object;
-        input_.class_index[v] = class_of_classes_;
+        input_.types.set(v, graph::NodeKind::class_object, class_of_classes_);
         input_.shallow_bytes.set(v, c.shallow_bytes);
         std::uint64_t degree = 0;
         class_edges(c, [&](NodeId to) { degree += to != kNoNode; });
@@ -424,7 +426,7 @@ private:
         while (reader.next(e)) {
             NodeId v = node_of(e.address);
             std::uint64_t at = out_starts_[v];
-            NodeId class_node = input_.classes[input_.class_index[v]].node;
+            NodeId class_node = input_.classes[input_.types.class_index(v)].node;
             if (class_node != kNoNode) out_.targets[at++] = class_node;
             for (std::uint32_t r = 0; r < e.ref_count; ++r) {
                 NodeId to = node_of(reader.next_ref(e));

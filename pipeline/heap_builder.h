@@ -92,6 +92,7 @@ struct HeapParts {
     HprofParts* hprof = nullptr;        // HPROF: sizes from the model, field names, weak edges
     InferredParts* inferred = nullptr;  // PHD, classic: loaders and roots worked out
     std::uint64_t max_objects = graph::kMaxNodes;  // LoadOptions::max_objects
+    std::uint64_t max_classes = graph::NodeTypes::kMaxClasses;  // LoadOptions::max_classes
 };
 
 LoadedDump build_heap(HeapParts& parts, DumpInfo& info);

@@ -173,7 +173,7 @@ public:
             tbb::parallel_for(slab, [&](const auto& r) {
                 for (NodeId v = r.begin(); v < r.end(); ++v) shallow.set(v, node_bytes(v, model, sizes));
             });
-            input.kind.release_pages(first, last), input.class_index.release_pages(first, last);
+            input.types.release_pages(first, last);
             shallow.release_pages(first, last);
         });
         for (const ClassDump& c : hprof_.classes) shallow.set(heap_.node_of(c.class_id), class_shallow_bytes(c, model));
@@ -196,15 +196,15 @@ private:
 
     std::uint64_t node_bytes(NodeId v, const SizeModel& model, const std::vector<std::uint64_t>& sizes) const {
         const graph::HeapInput& input = heap_.input;
-        switch (input.kind[v]) {
+        switch (input.types.kind(v)) {
             case graph::NodeKind::instance:
                 // An instance with no class dump (a cut dump): its header and field bytes as dumped.
-                return input.class_index[v] < hprof_.classes.size()
-                           ? sizes[input.class_index[v]]
+                return input.types.class_index(v) < hprof_.classes.size()
+                           ? sizes[input.types.class_index(v)]
                            : instance_shallow_bytes(model.object_header_bytes + input.shallow_bytes[v], model);
             case graph::NodeKind::object_array: return array_shallow_bytes(input.shallow_bytes[v], model.reference_bytes, model);
             case graph::NodeKind::primitive_array:
-                return array_shallow_bytes(input.shallow_bytes[v], element_bytes(input.class_index[v]), model);
+                return array_shallow_bytes(input.shallow_bytes[v], element_bytes(input.types.class_index(v)), model);
             case graph::NodeKind::class_object: break;
         }
         return 0;
@@ -234,15 +234,14 @@ private:
                 [&](const auto& r, std::uint64_t slab_hits) {
                     for (NodeId i = r.begin(); i < r.end(); ++i) {
                         NodeId v = i * stride;
-                        if (input.kind[v] != graph::NodeKind::class_object)
+                        if (input.types.kind(v) != graph::NodeKind::class_object)
                             slab_hits += node_bytes(v, model, sizes) == addresses[v + 1] - addresses[v];
                     }
                     return slab_hits;
                 },
                 std::plus<>());
             const std::size_t from = first * stride, to = (last - 1) * stride + 2;  // v and v + 1 read
-            addresses.release_pages(from, to), input.kind.release_pages(from, to);
-            input.class_index.release_pages(from, to);
+            addresses.release_pages(from, to), input.types.release_pages(from, to);
         });
         return hits;
     }

@@ -194,12 +194,12 @@ ObjectId InferredLoaders::effective_loader(std::uint32_t record) const {
 bool InferredLoaders::held(ObjectId from, graph::NodeId to) const {
     const graph::NodeId v = heap_.node_of(from);
     const auto& input = heap_.input;
-    if (input.kind[v] == graph::NodeKind::class_object) {
+    if (input.types.kind(v) == graph::NodeKind::class_object) {
         if (input.classes[heap_.class_of_classes].node == to) return true;
         const HeapClass& c = records_[by_address_.at(from)];
         return std::any_of(c.refs.begin(), c.refs.end(), [&](ObjectId ref) { return heap_.node_of(ref) == to; });
     }
-    if (input.classes[input.class_index[v]].node == to) return true;
+    if (input.classes[input.types.class_index(v)].node == to) return true;
     auto refs = loader_refs_.find(from);
     return refs != loader_refs_.end() &&
            std::any_of(refs->second.begin(), refs->second.end(), [&](ObjectId ref) { return heap_.node_of(ref) == to; });
@@ -220,7 +220,7 @@ void InferredLoaders::link(std::vector<graph::Edge>& extra_edges) {
 void InferredLoaders::add_roots(Warnings& warnings) {
     graph::HeapInput& input = heap_.input;
     input.root_kind_names = {"system_class", "unreferenced", "thread_object"};
-    std::vector<std::uint8_t> rooted(input.kind.size(), 0);
+    std::vector<std::uint8_t> rooted(input.types.size(), 0);
     auto root = [&](graph::NodeId v, std::uint8_t kind) {
         if (v == graph::kNoNode || rooted[v]) return;
         rooted[v] = 1;
@@ -235,11 +235,11 @@ void InferredLoaders::add_roots(Warnings& warnings) {
             if (heap_.node_of(thread) == graph::kNoNode) ++threads_missing;
             root(heap_.node_of(thread), kThreadRoot);
         }
-    std::vector<std::uint8_t> referenced(input.kind.size(), 0);
-    for (graph::NodeId v = 0; v < input.kind.size(); ++v)
+    std::vector<std::uint8_t> referenced(input.types.size(), 0);
+    for (graph::NodeId v = 0; v < input.types.size(); ++v)
         for (graph::NodeId w : heap_.out.of(v))
             if (w != v) referenced[w] = 1;
-    for (graph::NodeId v = 0; v < input.kind.size(); ++v)
+    for (graph::NodeId v = 0; v < input.types.size(); ++v)
         if (!referenced[v]) root(v, kUnreferencedRoot);
     warnings.add("javacore_threads_missing", threads_missing,
                  "javacore thread objects the dump does not contain: not made roots");

@@ -46,6 +46,8 @@ struct LoadOptions {
     bool scan_only = false;
     // Objects one dump may hold (graph::kMaxNodes); smaller in tests of the refusal.
     std::uint64_t max_objects = graph::kMaxNodes;
+    // Classes one dump may hold (30 bits of a node's type word, graph::NodeTypes); smaller in tests.
+    std::uint64_t max_classes = graph::NodeTypes::kMaxClasses;
     std::function<void(const ProgressEvent&)> progress;
 };
 

@@ -137,7 +137,7 @@ public:
         const graph::HeapGraph& g = in_.graph;
         name_classes();
         for (graph::NodeId v = 0; v < g.node_count(); ++v)
-            if (g.kind[v] != graph::NodeKind::class_object) object(v);
+            if (g.types.kind(v) != graph::NodeKind::class_object) object(v);
         for (std::uint32_t c = 0; c < g.classes.size(); ++c)
             if (g.classes[c].node != graph::kNoNode) record(g.classes[c].node, "CLS", types_[c], graph::kNoNode);
         out_ << "\n// Breakdown - Classes: " << counts_.classes << ", Objects: " << counts_.objects
@@ -180,8 +180,8 @@ private:
     // leaf type as a primitive array; the reader accepts either).
     void object(graph::NodeId v) {
         const graph::HeapGraph& g = in_.graph;
-        std::uint32_t c = g.class_index[v];
-        graph::NodeKind kind = g.kind[v];
+        std::uint32_t c = g.types.class_index(v);
+        graph::NodeKind kind = g.types.kind(v);
         if (kind == graph::NodeKind::instance) ++counts_.objects;
         else if (kind == graph::NodeKind::object_array) ++counts_.object_arrays;
         else ++counts_.primitive_arrays;
@@ -198,7 +198,7 @@ private:
         address(in_.addresses[v]);
         out_ << " [" << g.shallow_bytes[v] << "] " << kind << ' ' << type << '\n';
         std::span<const graph::NodeId> refs = g.out.of(v);
-        if (!refs.empty() && refs.front() == g.classes[g.class_index[v]].node) refs = refs.subspan(1);
+        if (!refs.empty() && refs.front() == g.classes[g.types.class_index(v)].node) refs = refs.subspan(1);
         if (in_.sdk) {
             if (kind[0] == 'O') reference(class_node == graph::kNoNode ? 0 : in_.addresses[class_node]);
         } else {

@@ -171,7 +171,7 @@ Json tree_extract(const analysis::Findings& a, std::size_t budget) {
         if (name.size() > kMaxStringBytes) name = cut_string(name, kMaxStringBytes);
         auto [it, added] = class_row.emplace(name, classes.size());
         if (added) classes.push_back(name);
-        rows.push_back(Json::array({hex_id(a.addresses[v]), it->second, static_cast<int>(a.graph.kind[v]),
+        rows.push_back(Json::array({hex_id(a.addresses[v]), it->second, static_cast<int>(a.graph.types.kind(v)),
                                     a.graph.shallow_bytes[v], r.tree.retained_bytes[v], r.tree.retained_objects[v],
                                     r.children.degree(v), first_row[order[i]], t.count}));
     }
@@ -186,9 +186,7 @@ Json tree_extract(const analysis::Findings& a, std::size_t budget) {
 }
 
 std::size_t tree_size(const graph::Retained& r) {
-    std::size_t in_tree = 0;
-    for (std::uint8_t flag : r.in_tree) in_tree += flag;
-    return in_tree;
+    return r.in_tree.count();
 }
 
 

@@ -177,7 +177,7 @@ Json collection_item(const Findings& a, const CollectionRow& c) {
     const graph::HeapGraph& g = a.graph;
     Json item;
     item["id"] = hex_id(a.addresses[c.node]);
-    item["class"] = g.classes[g.class_index[c.node]].name;
+    item["class"] = g.classes[g.types.class_index(c.node)].name;
     item["entries"] = c.entries;
     item["retained_bytes"] = c.retained_bytes;
     item["capacity"] = c.capacity ? Json(*c.capacity) : Json(nullptr);
@@ -219,8 +219,8 @@ Json collections_section(const Findings& a, Cut& cut) {
     auto over_allocated = top_collections(a.top, [](const CollectionRow& r) { return *r.capacity - r.entries; });
     for (std::size_t i = 0; i < a.collections.size(); ++i) {
         const graph::CollectionCount& c = a.collections[i];
-        if (!a.retained.in_tree[c.node]) continue;
-        ClassRow& row = by_class[g.class_index[c.node]];
+        if (!a.retained.in_tree.test(c.node)) continue;
+        ClassRow& row = by_class[g.types.class_index(c.node)];
         ++row.instances;
         row.counted_as = c.counted_as;
         if (!c.entries) {
@@ -363,7 +363,7 @@ Json inspected_objects_json(const Findings& a, bool in_report) {
         for (const analysis::ShownValue& v : o.elements) elements.push_back(shown_value(a, v));
         rows.push_back(Json{{"id", hex_id(a.addresses[o.node])},
                             {"class", graph::node_class_name(a.graph, o.node)},
-                            {"kind", graph::node_kind_name(a.graph.kind[o.node])},
+                            {"kind", graph::node_kind_name(a.graph.types.kind(o.node))},
                             {"shallow_bytes", a.graph.shallow_bytes[o.node]},
                             {"retained_bytes", a.retained.tree.retained_bytes[o.node]},
                             {"read", o.read},
@@ -388,7 +388,7 @@ Json duplicate_strings_section(const Findings& a) {
 Json duplicate_arrays_section(const Findings& a) {
     Json rows = Json::array();
     for (const analysis::DuplicateArray& d : a.content.duplicate_arrays)
-        rows.push_back(Json{{"class", a.graph.classes[a.graph.class_index[d.example]].name}, {"length", d.length},
+        rows.push_back(Json{{"class", a.graph.classes[a.graph.types.class_index(d.example)].name}, {"length", d.length},
                             {"count", d.count}, {"wasted_bytes", d.wasted_bytes}, {"first_elements", d.first_elements},
                             {"example_id", hex_id(a.addresses[d.example])}});
     return rows;
@@ -431,7 +431,7 @@ public:
         out["kind"] = s.group ? "group" : "single";
         out["id"] = s.group ? Json(nullptr) : Json(hex_id(a_.addresses[s.node]));
         out["class"] = g_.classes[s.class_index].name;
-        out["class_object"] = !s.group && g_.kind[s.node] == graph::NodeKind::class_object;
+        out["class_object"] = !s.group && g_.types.kind(s.node) == graph::NodeKind::class_object;
         out["class_loader"] = loader_name(g_.classes[s.class_index].loader);
         out["instances"] = s.group ? s.instances.size() : 1;
         out["retained_bytes"] = s.retained_bytes;
@@ -463,13 +463,13 @@ private:
     // MAT names the bootstrap loader "<system class loader>", others by technical name.
     std::string loader_name(graph::NodeId loader) const {
         if (loader == graph::kNoNode) return "<system class loader>";
-        return g_.classes[g_.class_index[loader]].name + " @ " + hex_id(a_.addresses[loader]);
+        return g_.classes[g_.types.class_index(loader)].name + " @ " + hex_id(a_.addresses[loader]);
     }
     std::uint32_t own_class(graph::NodeId v) const {
         auto it = described_.find(v);
-        return it != described_.end() ? it->second : g_.class_index[v];
+        return it != described_.end() ? it->second : g_.types.class_index(v);
     }
-    bool is_class(graph::NodeId v) const { return g_.kind[v] == graph::NodeKind::class_object; }
+    bool is_class(graph::NodeId v) const { return g_.types.kind(v) == graph::NodeKind::class_object; }
     std::string technical(graph::NodeId v) const {
         return graph::node_class_name(g_, v) + " @ " + hex_id(a_.addresses[v]);
     }
@@ -500,7 +500,7 @@ private:
     std::string held_by(graph::NodeId v) const {
         if (loaders_.count(v)) return "classloader/component " + technical(v);
         if (is_class(v)) return "class " + g_.classes[own_class(v)].name + ", loaded by " + loader_name(g_.classes[own_class(v)].loader);
-        return technical(v) + ", loaded by " + loader_name(g_.classes[g_.class_index[v]].loader);
+        return technical(v) + ", loaded by " + loader_name(g_.classes[g_.types.class_index(v)].loader);
     }
 
     std::string accumulation(const graph::Suspect& s) const {
@@ -510,7 +510,7 @@ private:
         std::string where;
         if (loaders_.count(ap)) where = "classloader/component " + technical(ap);
         else if (is_class(ap)) where = "class " + g_.classes[own_class(ap)].name + ", loaded by " + loader_name(g_.classes[own_class(ap)].loader) + ",";
-        else where = "one instance of " + g_.classes[g_.class_index[ap]].name + ", loaded by " + loader_name(g_.classes[g_.class_index[ap]].loader) + ",";
+        else where = "one instance of " + g_.classes[g_.types.class_index(ap)].name + ", loaded by " + loader_name(g_.classes[g_.types.class_index(ap)].loader) + ",";
         return (s.group ? " Most of these instances are referenced from " : " The memory is accumulated in ") + where +
                " which occupies " + size + " bytes.";
     }

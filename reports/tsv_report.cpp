@@ -63,10 +63,10 @@ void write_objects_tsv(const analysis::Findings& a, std::ostream& out) {
     out << "id\tkind\tclass\tshallow_bytes\tretained_bytes\tretained_objects\tidom\n";
     char id[24];
     for (graph::NodeId v = 0; v < a.graph.node_count(); ++v) {
-        bool is_class = a.graph.kind[v] == graph::NodeKind::class_object;
+        bool is_class = a.graph.types.kind(v) == graph::NodeKind::class_object;
         std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(addresses[v]));
-        out << id << '\t' << graph::node_kind_name(a.graph.kind[v]) << '\t'
-            << names[is_class ? described[v] : a.graph.class_index[v]] << '\t'
+        out << id << '\t' << graph::node_kind_name(a.graph.types.kind(v)) << '\t'
+            << names[is_class ? described[v] : a.graph.types.class_index(v)] << '\t'
             << a.graph.shallow_bytes[v] << '\t' << tree.retained_bytes[v] << '\t'
             << tree.retained_objects[v] << '\t';
         graph::NodeId idom = tree.idom[v];

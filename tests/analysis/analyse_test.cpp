@@ -16,15 +16,14 @@ graph::HeapGraph small_heap() {
     graph::HeapInput in;
     in.classes = {{"com.example.Holder", graph::kNoNode, graph::kNoNode}, {"java.lang.Object[]", graph::kNoNode, graph::kNoNode},
                   {"com.example.Item", graph::kNoNode, graph::kNoNode}};
-    in.kind = {NodeKind::instance, NodeKind::object_array};
-    in.class_index = {0, 1};
+    in.types.push_back(NodeKind::instance, 0), in.types.push_back(NodeKind::object_array, 1);
     in.shallow_bytes = {16, 48};
     in.edges = {{0, 1}};
     for (NodeId i = 0; i < 8; ++i) {
-        in.kind.push_back(NodeKind::instance), in.class_index.push_back(2), in.shallow_bytes.push_back(100);
+        in.types.push_back(NodeKind::instance, 2), in.shallow_bytes.push_back(100);
         in.edges.push_back({1, 2 + i});
     }
-    in.kind.push_back(NodeKind::instance), in.class_index.push_back(2), in.shallow_bytes.push_back(1136);
+    in.types.push_back(NodeKind::instance, 2), in.shallow_bytes.push_back(1136);
     in.roots = {{0, 0, true}, {10, 0, true}};
     in.root_kind_names = {"jni_global"};
     return graph::build_heap_graph(std::move(in));
@@ -110,7 +109,7 @@ TEST_CASE("analysis: holders named in the one pass equal holders found, named an
     auto first = graph::find_holders(twice.graph, retained, paths, twice.field_names, options);
     std::vector<graph::PathEdge> edges;
     for (const auto& e : graph::path_edges(paths, graph::holder_path_tails(paths, first)))
-        if (twice.graph.kind[e.from] != NodeKind::object_array) edges.push_back(e);
+        if (twice.graph.types.kind(e.from) != NodeKind::object_array) edges.push_back(e);
     name_edges(twice, edges);
     auto again = graph::find_holders(twice.graph, retained, paths, twice.field_names, options);
 

@@ -60,7 +60,7 @@ TEST_CASE("duplicate primitive arrays equal the planted program's own counts and
         CAPTURE(type);
         auto row = std::find_if(f.content.duplicate_arrays.begin(), f.content.duplicate_arrays.end(),
                                 [&](const analysis::DuplicateArray& d) {
-                                    return dump.graph.classes[dump.graph.class_index[d.example]].name == type &&
+                                    return dump.graph.classes[dump.graph.types.class_index(d.example)].name == type &&
                                            d.length == planted["length"].get<std::uint64_t>() &&
                                            d.count == planted["count"].get<std::uint64_t>();
                                 });
@@ -113,12 +113,12 @@ TEST_CASE("equal hashes with different contents never join a group") {
         values.arrays.push_back({0x100 + 0x10 * i, 4 * i, 4, static_cast<std::uint8_t>(BasicType::byte), 42});
     graph::HeapInput in;
     in.classes = {{"byte[]", graph::kNoNode, graph::kNoNode}};
-    in.kind.assign(3, graph::NodeKind::primitive_array);
-    in.class_index.assign(3, 0);
+    in.types.assign(3, graph::NodeKind::primitive_array, 0);
     in.shallow_bytes.assign(3, 24);
     graph::HeapGraph g = graph::build_heap_graph(std::move(in));
     const AddressIndex addresses = AddressIndex::of(std::vector<std::uint64_t>{0x100, 0x110, 0x120});
-    const std::vector<std::uint8_t> counted(3, 1);
+    graph::NodeBits counted(3);
+    for (graph::NodeId v = 0; v < 3; ++v) counted.set(v);
     analysis::ContentFindings out;
     analysis::find_duplicates(g, counted, addresses, values, 10, out);
     REQUIRE(out.duplicate_arrays.size() == 1);
@@ -229,7 +229,7 @@ TEST_CASE("collections: capacities and collision ratios of the planted collectio
         std::uint64_t found = 0;
         for (std::size_t i = 0; i < f.collections.size(); ++i) {
             const graph::CollectionCount& c = f.collections[i];
-            if (dump.graph.classes[dump.graph.class_index[c.node]].name != cls || c.entries != planted["size"].get<std::uint64_t>() ||
+            if (dump.graph.classes[dump.graph.types.class_index(c.node)].name != cls || c.entries != planted["size"].get<std::uint64_t>() ||
                 f.capacities[i] != planted["capacity"].get<std::uint32_t>() ||
                 (map && c.backing.slots_used != planted["buckets_used"].get<std::uint64_t>()))
                 continue;

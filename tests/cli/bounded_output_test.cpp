@@ -255,8 +255,7 @@ TEST_CASE("bounded: running out of memory in a stage is a bad_alloc the CLI name
 TEST_CASE("bounded: the objects TSV is valid UTF-8 with no control characters whatever the class names") {
     graph::HeapInput in;
     in.classes = {{std::string("bad\xff\xc0\x80 tab\there\nnew\x01", 20) + "\xe2\x82\xac", graph::kNoNode, graph::kNoNode}};
-    in.kind = {graph::NodeKind::instance};
-    in.class_index = {0};
+    in.types.push_back(graph::NodeKind::instance, 0);
     in.shallow_bytes = {16};
     in.roots = {{0, 0, true}};
     in.root_kind_names = {"jni_global"};

@@ -33,9 +33,8 @@ struct GraphBuilder {
         in.root_kind_names = {"test"};
     }
     NodeId node(NodeKind kind, std::uint32_t class_index) {
-        NodeId v = static_cast<NodeId>(in.kind.size());
-        in.kind.push_back(kind);
-        in.class_index.push_back(class_index);
+        NodeId v = static_cast<NodeId>(in.types.size());
+        in.types.push_back(kind, class_index);
         in.shallow_bytes.push_back(16);
         return v;
     }
@@ -489,14 +488,14 @@ TEST_CASE("collections: every collection MAT's CreateCollectionDump fills has it
         graph::CollectionSizer sizer(g);
         std::uint64_t checked = 0;
         for (NodeId v = 0; v < g.node_count(); ++v) {
-            const std::string& holder = g.classes[g.class_index[v]].name;
-            if (g.kind[v] != NodeKind::instance || !holder.starts_with("org.eclipse.mat.tests.CreateCollectionDump$") ||
+            const std::string& holder = g.classes[g.types.class_index(v)].name;
+            if (g.types.kind(v) != NodeKind::instance || !holder.starts_with("org.eclipse.mat.tests.CreateCollectionDump$") ||
                 !holder.ends_with("TestData"))
                 continue;
             for (NodeId array : g.out.of(v)) {
-                if (g.kind[array] != NodeKind::object_array) continue;
+                if (g.types.kind(array) != NodeKind::object_array) continue;
                 for (NodeId coll : g.out.of(array)) {
-                    if (g.kind[coll] != NodeKind::instance || sizer.shape(coll) == graph::CollectionShape::none) continue;
+                    if (g.types.kind(coll) != NodeKind::instance || sizer.shape(coll) == graph::CollectionShape::none) continue;
                     std::string name = graph::node_class_name(g, coll);
                     CAPTURE(name);
                     bool one_key = name == "java.util.jar.Attributes" ||

@@ -485,7 +485,7 @@ TEST_CASE("dominators: every corpus HPROF dump gets Boost's Lengauer-Tarjan domi
             for (NodeId v = 0; v < n; ++v) {
                 bool reached = tree.idom[v] != kUnreached;
                 if (reached) reached_bytes += hg.shallow_bytes[v];
-                mismatched_reach += reached != (hg.reachable[v] != 0);
+                mismatched_reach += reached != hg.reachable.test(v);
             }
             CHECK(mismatched_reach == 0);
             CHECK(tree.super_root_retained_bytes == reached_bytes);

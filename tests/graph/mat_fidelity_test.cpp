@@ -29,8 +29,8 @@ TestData load(const std::string& file, std::uint32_t dump_index = 0) {
     t.retained = graph::compute_retained(t.dump.graph, {});
     const auto& g = t.dump.graph;
     for (graph::NodeId v = 0; v < g.node_count(); ++v) {
-        if (g.kind[v] != graph::NodeKind::instance) continue;
-        const std::string& name = g.classes[g.class_index[v]].name;
+        if (g.types.kind(v) != graph::NodeKind::instance) continue;
+        const std::string& name = g.classes[g.types.class_index(v)].name;
         if (name.starts_with(kPrefix) && name.size() == std::string(kPrefix).size() + 1) {
             CHECK(t.by_letter.count(name.substr(name.size() - 1)) == 0);  // one instance each
             t.by_letter[name.substr(name.size() - 1)] = v;
@@ -97,7 +97,7 @@ TEST_CASE("MAT fidelity: in the agent files' second dump the test objects hold n
         const auto letter = entry.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
         const auto v = entry.second;
         CAPTURE(letter);
-        CHECK(!t.dump.graph.reachable[v]);
+        CHECK(!t.dump.graph.reachable.test(v));
         CHECK(t.retained.tree.idom[v] == graph::kUnreached);
         CHECK(t.dump.graph.out.of(v).size() == 1);  // only the implicit edge to its class
     }
@@ -119,7 +119,7 @@ TEST_CASE("MAT fidelity: --keep-unreachable roots unreferenced garbage and keeps
     // Every object is in the tree, so the total is the whole heap.
     CHECK(kept.tree.super_root_retained_bytes == s.shallow_bytes);
     CHECK(kept.tree.preorder.size() == dump.graph.node_count());
-    for (graph::NodeId v : kept.unreachable_roots) CHECK(!dump.graph.reachable[v]);
+    for (graph::NodeId v : kept.unreachable_roots) CHECK(!dump.graph.reachable.test(v));
     CHECK(kept.unreachable_roots.size() < s.unreachable_objects);
 }
 

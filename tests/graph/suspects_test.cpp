@@ -24,8 +24,7 @@ namespace {
 graph::HeapGraph small_graph(std::vector<std::uint64_t> shallow, std::vector<std::uint32_t> classes,
                              std::vector<graph::Edge> edges, std::vector<NodeId> roots) {
     graph::HeapInput in;
-    in.kind.assign(shallow.size(), graph::NodeKind::instance);
-    in.class_index = std::move(classes);
+    for (std::uint32_t c : classes) in.types.push_back(graph::NodeKind::instance, c);
     in.shallow_bytes = graph::ShallowSizes(shallow);
     in.classes = {{"com.example.A"}, {"com.example.B"}};
     in.edges = std::move(edges);

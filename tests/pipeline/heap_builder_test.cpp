@@ -58,7 +58,7 @@ graph::NodeId node(const LoadedDump& dump, ObjectId address) {
 }
 
 std::string class_of(const LoadedDump& dump, ObjectId address) {
-    return dump.graph.classes[dump.graph.class_index[node(dump, address)]].name;
+    return dump.graph.classes[dump.graph.types.class_index(node(dump, address))].name;
 }
 
 std::string build_error(HeapParts& parts) {
@@ -92,8 +92,10 @@ TEST_CASE("heap builder: objects, classes and roots added through the sink becom
 
     REQUIRE(dump.addresses.addresses() == std::vector<ObjectId>{0x100, 0x200, 0x1000, 0x1020, 0x1040, 0x2000});
     const graph::HeapGraph& g = dump.graph;
-    CHECK(g.kind == std::vector<NodeKind>{NodeKind::class_object, NodeKind::class_object, NodeKind::instance,
-                                          NodeKind::instance, NodeKind::primitive_array, NodeKind::object_array});
+    std::vector<NodeKind> kinds;
+    for (graph::NodeId v = 0; v < g.node_count(); ++v) kinds.push_back(g.types.kind(v));
+    CHECK(kinds == std::vector<NodeKind>{NodeKind::class_object, NodeKind::class_object, NodeKind::instance,
+                                         NodeKind::instance, NodeKind::primitive_array, NodeKind::object_array});
     CHECK(g.shallow_bytes == std::vector<std::uint64_t>{64, 64, 24, 24, 40, 32});
     CHECK(class_of(dump, 0x1000) == "com.example.Node");
     CHECK(class_of(dump, 0x1040) == "int[]");
@@ -112,7 +114,7 @@ TEST_CASE("heap builder: objects, classes and roots added through the sink becom
     REQUIRE(dump.warnings.size() == 1);
     CHECK(dump.warnings[0].code == "system_classes_as_roots");
     CHECK(info.dangling_references == 1);
-    CHECK(g.reachable[node(dump, 0x1020)]);
+    CHECK(g.reachable.test(node(dump, 0x1020)));
 }
 
 TEST_CASE("heap builder: a thread's local roots hang from its thread object, at the end of its row") {
@@ -164,9 +166,9 @@ TEST_CASE("heap builder: a rootless format gets its class loaders and GC roots i
     CHECK(info.roots_inferred);
     const graph::HeapGraph& g = dump.graph;
     CHECK(class_of(dump, 0x1040) == "com.example.Thing[]");  // arrays name their element class
-    const graph::ClassInfo& thing = g.classes[g.class_index[node(dump, 0x1020)]];
+    const graph::ClassInfo& thing = g.classes[g.types.class_index(node(dump, 0x1020))];
     CHECK(thing.loader == node(dump, 0x1000));
-    CHECK(g.classes[g.class_index[node(dump, 0x1040)]].loader == node(dump, 0x1000));  // the element's loader
+    CHECK(g.classes[g.types.class_index(node(dump, 0x1040))].loader == node(dump, 0x1000));  // the element's loader
     // The loader references each class it defines, and each class its loader (DTFJ, MAT):
     // Thing's record holds the loader already, so only the loader -> Thing edge is added.
     CHECK(row(dump, 0x1000) == std::vector<ObjectId>{0x200, 0x300});

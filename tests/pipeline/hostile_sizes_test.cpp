@@ -269,3 +269,27 @@ TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number i
           std::string::npos);
     CHECK(test::run("analyze " + test::data_path("samples/leakdemo.hprof") + " --json /dev/null").code == 0);
 }
+
+TEST_CASE("hostile sizes: a dump with more classes than a node's 30-bit class field numbers is refused by count (forced small limit)") {
+    // The real limit is graph::NodeTypes::kMaxClasses (2^30); a small one takes the same path.
+    auto refusal = [](const std::string& file, std::uint64_t limit) -> std::string {
+        try {
+            LoadOptions options;
+            options.max_classes = limit;
+            (void)load_dump(test::data_path(file), options);
+        } catch (const UnsupportedFormat& e) {
+            return e.what();
+        }
+        return "";
+    };
+    const std::string hprof = refusal("samples/leakdemo.hprof", 100);
+    CHECK(hprof.find("samples/leakdemo.hprof: holds more than 100 classes; heapgraph numbers at most that many") !=
+          std::string::npos);
+    CHECK(refusal("phd/heapdump.20100112.141124.11580.0002.phd", 100).find("more than 100 classes") != std::string::npos);
+    // At the dump's own count it loads, and every node's class is one of them.
+    const LoadedDump whole = load_dump(test::data_path("samples/leakdemo.hprof"), {});
+    const std::uint64_t classes = whole.graph.classes.size();
+    CHECK(refusal("samples/leakdemo.hprof", classes).empty());
+    CHECK(!refusal("samples/leakdemo.hprof", classes - 1).empty());
+    for (graph::NodeId v = 0; v < whole.graph.node_count(); ++v) REQUIRE(whole.graph.types.class_index(v) < classes);
+}

@@ -235,7 +235,7 @@ TEST_CASE("hprof bounds: a cut that loses class dumps keeps their instances, cou
                                        "references are lost"));
     CHECK(graph::summarize(dump.graph).objects == 3);
     const graph::NodeId lost = node_of(dump, 0x9010);
-    CHECK(dump.graph.classes[dump.graph.class_index[lost]].name == "app.Lost");  // named by its LOAD CLASS
+    CHECK(dump.graph.classes[dump.graph.types.class_index(lost)].name == "app.Lost");  // named by its LOAD CLASS
     CHECK(dump.graph.out.degree(lost) == 0);      // no references read
     CHECK(dump.graph.shallow_bytes[lost] >= 12 + 12);                              // header and field bytes
     // Strictly, the cut is an error naming where the file ends.

@@ -39,7 +39,7 @@ TEST_CASE("phd pipeline: the v6 dump's array sizes come from its records") {
     LoadedDump dump = load_dump(test::data_path("phd/heapdump.20160404.083909.9480.0002.phd"), {});
     std::uint64_t array_bytes = 0;
     for (graph::NodeId v = 0; v < dump.graph.node_count(); ++v)
-        if (dump.graph.kind[v] == graph::NodeKind::object_array || dump.graph.kind[v] == graph::NodeKind::primitive_array)
+        if (dump.graph.types.kind(v) == graph::NodeKind::object_array || dump.graph.types.kind(v) == graph::NodeKind::primitive_array)
             array_bytes += dump.graph.shallow_bytes[v];
     CHECK(array_bytes == 1'998'032);  // PROVENANCE: the v6 file's array instance sizes
 }

@@ -144,7 +144,7 @@ struct NamedObject {
 std::size_t object_classes(const LoadedDump& dump) {
     std::set<std::uint32_t> classes;
     for (graph::NodeId v = 0; v < dump.graph.node_count(); ++v)
-        if (dump.graph.kind[v] != graph::NodeKind::class_object) classes.insert(dump.graph.class_index[v]);
+        if (dump.graph.types.kind(v) != graph::NodeKind::class_object) classes.insert(dump.graph.types.class_index(v));
     return classes.size();
 }
 
@@ -154,12 +154,10 @@ LoadedDump hostile_names_heap(const std::vector<NamedObject>& cases) {
     LoadedDump dump;
     std::vector<std::uint64_t> addresses;
     for (const NamedObject& c : cases) {
-        auto object = static_cast<graph::NodeId>(in.kind.size());
-        in.kind.push_back(c.kind);
-        in.class_index.push_back(static_cast<std::uint32_t>(in.classes.size()));
+        auto object = static_cast<graph::NodeId>(in.types.size());
+        in.types.push_back(c.kind, static_cast<std::uint32_t>(in.classes.size()));
         in.shallow_bytes.push_back(24 + 8 * object);
-        in.kind.push_back(graph::NodeKind::class_object);  // its class object
-        in.class_index.push_back(0);
+        in.types.push_back(graph::NodeKind::class_object, 0);  // its class object
         in.shallow_bytes.push_back(100);
         in.classes.push_back({c.class_name, object + 1, graph::kNoNode});
         addresses.push_back(0x10000 + 0x100 * object);

@@ -58,8 +58,8 @@ inline PayloadGraph payload_graph() {
     in.classes = {{kScriptPayload, graph::kNoNode, graph::kNoNode},
                   {kImgPayload, graph::kNoNode, graph::kNoNode},
                   {"line\u2028separator\u2029</script[]", graph::kNoNode, graph::kNoNode}};
-    in.kind = {graph::NodeKind::instance, graph::NodeKind::object_array, graph::NodeKind::instance};
-    in.class_index = {0, 2, 1};
+    in.types.push_back(graph::NodeKind::instance, 0), in.types.push_back(graph::NodeKind::object_array, 2);
+    in.types.push_back(graph::NodeKind::instance, 1);
     in.shallow_bytes = {24, 40, 16};
     in.edges = {{0, 1}, {1, 2}};
     in.roots = {{0, 0, true}};

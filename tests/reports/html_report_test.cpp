@@ -90,8 +90,7 @@ TEST_CASE("html report: a heap with thousands of long class names stays under 10
     for (std::uint32_t i = 0; i < n; ++i) {
         in.classes.push_back({"com.example." + std::string(880, 'x') + std::to_string(1000000 + i), graph::kNoNode,
                               graph::kNoNode});
-        in.kind.push_back(graph::NodeKind::instance);
-        in.class_index.push_back(i);
+        in.types.push_back(graph::NodeKind::instance, i);
         in.shallow_bytes.push_back(16 + i);
         in.roots.push_back({i, 0, true});
     }
