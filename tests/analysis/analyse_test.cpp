@@ -49,7 +49,9 @@ TEST_CASE("analysis: each analysis runs once, in order, and the edges are releas
     analysis::Findings f = analysis::analyse(std::move(in), {.top = 5, .suspect_threshold = 30, .holders = true});
 
     // Collections and paths run beside the dominator step: its note gives their time.
-    CHECK(stages(f) == std::vector<std::string>{"dominators", "suspects", "path names", "values", "tables"});
+    // The tables run beside the content analyses: the values stage's note gives their time.
+    CHECK(stages(f) == std::vector<std::string>{"dominators", "suspects", "path names", "values"});
+    CHECK(f.timings[3].note.find("tables alongside: ") == 0);
     CHECK(f.timings[0].note.find("condensed to ") == 0);
     CHECK(f.timings[0].note.find("; paths ") != std::string::npos);
     CHECK(f.timings[0].note.find(" s and collections ") != std::string::npos);

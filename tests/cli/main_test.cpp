@@ -160,7 +160,7 @@ TEST_CASE("cli: --timings prints stage times and adds them to the JSON") {
         CHECK(t["peak_rss_bytes"].get<std::uint64_t>() > 0);
     }
     CHECK(stages == std::vector<std::string>{"inflate", "frame", "decode", "index", "nodes", "size model", "edges",
-                                             "transpose", "dominators", "suspects", "path names", "values", "tables", "report", "storage"});
+                                             "transpose", "dominators", "suspects", "path names", "values", "report", "storage"});
     CHECK(report["timings"].back()["note"].get<std::string>().find("memory (limit ") == 0);
     CHECK(report["timings"][8]["note"].get<std::string>().find("condensed to ") == 0);
 }
