@@ -196,7 +196,11 @@ InspectedNodes inspected_nodes(const Findings& f, std::size_t report, std::size_
         auto smaller_on_top = [](const Next& a, const Next& b) { return b < a; };
         std::priority_queue<Next, std::vector<Next>, decltype(smaller_on_top)> kept(smaller_on_top);
         for (NodeId c : children) {
-            kept.push({r.tree.retained_bytes[c], c});
+            const Next next{r.tree.retained_bytes[c], c};
+            // Once `count` are kept, one no larger than the smallest of them would be popped
+            // at once: skip the push (most children of a node with millions are).
+            if (count != 0 && kept.size() == count && !(kept.top() < next)) continue;
+            kept.push(next);
             if (kept.size() > count) kept.pop();
         }
         for (; !kept.empty(); kept.pop()) queue.push(kept.top());
