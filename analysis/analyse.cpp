@@ -102,15 +102,30 @@ void find_suspects_and_holders(const Input& in, Findings& f, const Options& opti
     }
 }
 
-// One pass over the dump names the edges of every reported path: the suspects' paths (array
-// slots too: "[12]") and the ends of the holders' paths (their array slots stay "[]").
-void name_paths(Input& in, Findings& f) {
+// The edges of every reported path: the suspects' paths (array slots too: "[12]") and the
+// ends of the holders' paths (their array slots stay "[]").
+std::vector<graph::PathEdge> reported_path_edges(const Input& in, const Findings& f) {
     std::vector<graph::NodeId> nodes;
     for (const graph::Suspect& s : f.suspects) nodes.insert(nodes.end(), s.path.begin(), s.path.end());
     std::vector<graph::PathEdge> edges = graph::path_edges(f.paths, nodes);
     for (const graph::PathEdge& e : graph::path_edges(f.paths, graph::holder_path_tails(f.paths, f.holders)))
         if (in.graph.types.kind(e.from) != graph::NodeKind::object_array) edges.push_back(e);
-    if (in.name_edges && !edges.empty()) in.name_edges(edges);
+    return edges;
+}
+
+// The records the edges leave, for the value pass to locate (sorted, distinct).
+std::vector<ObjectId> edge_sources(const Findings& f, std::span<const graph::PathEdge> edges) {
+    std::vector<ObjectId> sources;
+    for (const graph::PathEdge& e : edges) sources.push_back(f.addresses[e.from]);
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    return sources;
+}
+
+// Names the edges from their source records (those the value pass located are read where
+// they lie; a pass over the dump finds the rest), then each path's steps.
+void name_paths(Input& in, Findings& f, std::span<const graph::PathEdge> edges, std::span<const RecordSpan> located) {
+    if (in.name_edges && !edges.empty()) in.name_edges(edges, located);
     static const graph::FieldNames no_names;
     const graph::FieldNames& names = in.field_names ? *in.field_names : no_names;
     for (const graph::Suspect& s : f.suspects) {
@@ -130,18 +145,21 @@ DumpValues read_values(Input& in, const ValueRequest& request) {
     return values;
 }
 
-// Path names and the value reader's pass both read the dump back: the naming pass is serial,
-// so the value pass (parallel) runs beside it and takes the idle core. The stage's note gives
-// the value pass's own time.
-void name_paths_and_read_values(Input& in, Findings& f, const Options& options, const ValueRequest& request,
+// The value pass reads the dump back (in parallel) and locates the records of the paths'
+// edge sources on the way, so naming them reads those records where they lie and does not
+// walk the dump a second time (2 GB BigHeap dump: a serial walk of 1.6 s beside the pass).
+// Without a report there is no value pass: the naming walks the dump itself. The stage's
+// note gives the value pass's own time.
+void name_paths_and_read_values(Input& in, Findings& f, const Options& options, ValueRequest request,
                                 DumpValues& values, StageClock& clock) {
     clock.start("path names");
-    if (!options.report) return name_paths(in, f);
-    double values_seconds = 0;
-    tbb::parallel_invoke([&] { name_paths(in, f); },
-                         [&] { values_seconds = seconds_of([&] { values = read_values(in, request); }); });
+    const std::vector<graph::PathEdge> edges = reported_path_edges(in, f);
+    if (!options.report) return name_paths(in, f, edges, {});
+    request.locate = edge_sources(f, edges);
+    const double values_seconds = seconds_of([&] { values = read_values(in, request); });
+    name_paths(in, f, edges, values.located);
     char note[64];
-    std::snprintf(note, sizeof note, "value pass alongside: %.2f s", values_seconds);
+    std::snprintf(note, sizeof note, "value pass %.2f s", values_seconds);
     clock.note(note);
 }
 
@@ -237,7 +255,9 @@ Findings analyse(LoadedDump& dump, const Options& options) {
     Input in{.dump = dump.info, .graph = dump.graph, .addresses = dump.addresses, .weak_edges = dump.weak_edges,
              .field_names = &dump.field_names, .warnings = dump.warnings, .timings = std::move(dump.timings),
              .javacore_threads = dump.javacore_threads};
-    in.name_edges = [&dump, &options](std::span<const graph::PathEdge> edges) { name_edges(dump, edges, options.progress); };
+    in.name_edges = [&dump, &options](std::span<const graph::PathEdge> edges, std::span<const RecordSpan> located) {
+        name_edges(dump, edges, options.progress, located);
+    };
     in.read_values = [&dump, &options](const ValueRequest& request) { return read_values(dump, request, options.progress); };
     return analyse(std::move(in), options);
 }

@@ -128,7 +128,8 @@ struct Input {
     graph::FieldNames* field_names = nullptr;
     std::vector<Warning> warnings{};
     std::vector<StageTiming> timings{};  // of the load, continued by the analysis
-    std::function<void(std::span<const graph::PathEdge>)> name_edges{};
+    // Names path edges; `located`: records the value pass found (pipeline.h, name_edges).
+    std::function<void(std::span<const graph::PathEdge>, std::span<const RecordSpan>)> name_edges{};
     // Reads field values and array contents (HPROF); unset: nothing to read them from.
     std::function<DumpValues(const ValueRequest&)> read_values{};
     // The threads a javacore lists (PHD and classic text, --javacore), for `threads`.

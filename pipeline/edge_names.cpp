@@ -55,7 +55,7 @@ public:
         }
     }
 
-    bool done() const { return found_ == wanted_.size(); }
+    bool done() const { return wanted_.empty(); }
 
     // A sub-record of the pass: decoded when it is a wanted object.
     void visit(Bytes bytes, std::uint64_t pos) {
@@ -63,9 +63,17 @@ public:
         if (tag != HprofSubTag::instance_dump && tag != HprofSubTag::object_array_dump) return;
         auto it = wanted_.find(read_id(bytes, pos + 1, id_));
         if (it == wanted_.end()) return;
-        ++found_;
         if (tag == HprofSubTag::instance_dump) read_instance(bytes, pos, it->second);
         else read_object_array(bytes, pos, it->second);
+        wanted_.erase(it);  // found: a later pass looks for the rest only
+    }
+
+    // The records the value pass located, read where they lie. A span the file no longer
+    // holds (it shrank since) is left to the pass, which stops at the cut.
+    void visit_located(std::span<const RecordSpan> located, Bytes file) {
+        for (const RecordSpan& r : located)
+            if (wanted_.count(r.address) && r.file_offset <= file.size() && r.bytes <= file.size() - r.file_offset)
+                visit(file.subspan(r.file_offset, r.bytes), 0);
     }
 
     std::vector<graph::NamedEdge> take() { return std::move(named_); }
@@ -138,17 +146,18 @@ private:
     std::uint32_t id_;
     ClassLayouts layouts_;  // class dump i is class i of the graph
     std::unordered_map<ObjectId, std::vector<graph::PathEdge>> wanted_;
-    std::size_t found_ = 0;
     std::vector<graph::NamedEdge> named_;
 };
 
 }  // namespace
 
-void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges, const std::function<void(const ProgressEvent&)>& progress) {
+void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges, const std::function<void(const ProgressEvent&)>& progress,
+                std::span<const RecordSpan> located) {
     if (!dump.source || edges.empty()) return;
     const DumpSource& source = *dump.source;
     EdgeNamer namer(dump, source);
     namer.want(edges);
+    namer.visit_located(located, source.file);
     HeapChunker chunker = chunker_for(source, 64u << 20);
     while (!namer.done()) {
         auto next = chunker.next();

@@ -124,13 +124,22 @@ bool cut_name(std::string& name);
 // when it cut any (load_dump does this; name_edges cuts the names it reads back one by one).
 void cut_long_names(LoadedDump& dump);
 
+// Where the whole sub-record of an object lies in the file (pipeline/values.h,
+// ValueRequest::locate).
+struct RecordSpan {
+    ObjectId address = 0;
+    std::uint64_t file_offset = 0, bytes = 0;
+};
+
 // Exact names for the edges of reported paths (graph::path_edges), added to
-// dump.field_names.exact: HPROF field names and object-array indexes ("[12]"), read back
-// from the source objects' records in one pass over the heap dump, which stops when all are
-// found. Does nothing for PHD and classic text (docs/suspects.md).
+// dump.field_names.exact: HPROF field names and object-array indexes ("[12]"), read from the
+// source objects' records. A record in `located` (sorted by address; the value pass found
+// them) is read where it lies; the rest in one pass over the heap dump, which stops when all
+// are found. Does nothing for PHD and classic text (docs/suspects.md).
 // `progress` draws the pass over the dump.
 void name_edges(LoadedDump& dump, std::span<const graph::PathEdge> edges,
-                const std::function<void(const ProgressEvent&)>& progress = {});
+                const std::function<void(const ProgressEvent&)>& progress = {},
+                std::span<const RecordSpan> located = {});
 
 // Times stages: start() names the next stage and closes the previous one. Given a progress
 // callback, it draws each stage's start and end, a sign of life for the stages that draw no

@@ -128,22 +128,29 @@ struct Part {
     std::vector<ArrayLength> object_arrays;
     std::vector<ObjectRecordCopy> records;
     std::vector<ThreadRoot> thread_roots;
+    std::vector<RecordSpan> located;
     std::uint64_t split = 0;
 };
 
 class ChunkReader {
 public:
     ChunkReader(const DumpSource& source, const std::vector<StringClass>& strings, const AddressSet& wanted,
-                const std::vector<ObjectId>& wanted_classes)
-        : id_(source.id_size), strings_(strings), wanted_(wanted), wanted_classes_(wanted_classes) {}
+                const std::vector<ObjectId>& wanted_classes, const AddressSet& locate)
+        : id_(source.id_size), strings_(strings), wanted_(wanted), wanted_classes_(wanted_classes), locate_(locate) {}
 
     Part read(const HeapChunk& chunk) const {
         Part part;
         for_each_sub_record(chunk.bytes, id_, [&](std::uint64_t pos, std::uint64_t size) {
             switch (chunk.bytes[pos]) {
-                case HprofSubTag::instance_dump: read_instance(chunk.bytes, pos, part); break;
+                case HprofSubTag::instance_dump:
+                    read_instance(chunk.bytes, pos, part);
+                    locate(chunk, pos, size, part);
+                    break;
                 case HprofSubTag::primitive_array_dump: read_array(chunk, pos, size, part); break;
-                case HprofSubTag::object_array_dump: read_object_array(chunk.bytes, pos, part); break;
+                case HprofSubTag::object_array_dump:
+                    read_object_array(chunk.bytes, pos, part);
+                    locate(chunk, pos, size, part);
+                    break;
                 case HprofSubTag::root_thread_object: read_thread_root(chunk.bytes, pos, true, part); break;
                 case HprofSubTag::root_java_frame:
                 case HprofSubTag::root_jni_local: read_thread_root(chunk.bytes, pos, false, part); break;
@@ -210,6 +217,15 @@ private:
         part.records.push_back({address, class_id, true, length, std::vector<std::uint8_t>(elements, elements + copied)});
     }
 
+    // An instance or object array asked to be located: where its whole record lies, when no
+    // segment boundary cuts it (its last byte is as far from its first in the file as here).
+    void locate(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, Part& part) const {
+        const ObjectId address = ByteReader(chunk.bytes, pos + 1).u(id_);
+        if (!locate_.contains(address)) return;
+        const std::uint64_t first = chunk.file_offset(pos);
+        if (chunk.file_offset(pos + size - 1) - first == size - 1) part.located.push_back({address, first, size});
+    }
+
     // ROOT THREAD OBJECT: id, thread serial, stack trace serial; ROOT JAVA FRAME and ROOT JNI
     // LOCAL: id, thread serial, frame number.
     void read_thread_root(Bytes bytes, std::uint64_t pos, bool thread, Part& part) const {
@@ -226,6 +242,7 @@ private:
     const std::vector<StringClass>& strings_;
     const AddressSet& wanted_;
     const std::vector<ObjectId>& wanted_classes_;
+    const AddressSet& locate_;
 };
 
 template <typename Records>
@@ -365,7 +382,8 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
     values.utf16_big_endian = values.static_field("java.lang.StringUTF16", "HI_BYTE_SHIFT") == 8u;
     const AddressSet wanted(request.addresses);
     const std::vector<ObjectId> wanted_classes = requested_classes(dump, *layouts, request.classes);
-    const ChunkReader reader(source, strings, wanted, wanted_classes);
+    const AddressSet locate(request.locate);
+    const ChunkReader reader(source, strings, wanted, wanted_classes, locate);
 
     // The loaders' ordered flow (pipeline/ordered_flow.h): chunks cut in order, read side by
     // side, their parts joined in chunk order.
@@ -388,6 +406,7 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
             values.object_arrays.append(part.object_arrays);
             values.thread_roots.insert(values.thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
             for (ObjectRecordCopy& r : part.records) values.records.push_back(std::move(r));
+            values.located.insert(values.located.end(), part.located.begin(), part.located.end());
             values.split_arrays += part.split;
             done += chunk.bytes.size();
             if (progress) progress({"values", done, chunker.total_bytes(), "B"});
@@ -398,6 +417,7 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
     sort_by_address(values.arrays);
     sort_by_address(values.object_arrays);
     sort_by_address(values.records);
+    sort_by_address(values.located);
     return values;
 }
 

@@ -91,6 +91,9 @@ struct DumpValues {
     bool utf16_big_endian = false;
     graph::Column<ArrayLength> object_arrays;  // every object array's length, sorted by address
     std::vector<ObjectRecordCopy> records;   // the objects asked for, sorted by address
+    // The objects asked to be located whose record is contiguous in the file (one a segment
+    // boundary cuts is left out), sorted by address.
+    std::vector<RecordSpan> located;
     std::vector<ThreadRoot> thread_roots;    // in file order (their stack traces: source->stack_traces)
     std::shared_ptr<const DumpSource> source;  // keeps the file mapped for element reads
     std::shared_ptr<const ClassLayouts> layouts;  // of source->classes
@@ -128,9 +131,12 @@ struct DumpValues {
 
 // What the value pass reads beside strings and primitive arrays: the records of `addresses`
 // (sorted, distinct), and of every instance of `classes` (by name, and their subclasses).
+// `locate` (sorted, distinct): instances and object arrays whose record's place in the file
+// is wanted (the sources of the reported paths' edges).
 struct ValueRequest {
     std::vector<ObjectId> addresses;
     std::vector<std::string> classes;
+    std::vector<ObjectId> locate;
 };
 
 // Reads the values of `dump` in one pass over its heap dump; `progress` draws the pass.

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "analysis.h"
+#include "values.h"
 #include "test_support.h"
 
 namespace {
@@ -45,7 +46,9 @@ TEST_CASE("analysis: each analysis runs once, in order, and the edges are releas
     std::size_t named_edges = 0;
     const AddressIndex index = AddressIndex::of(addresses);
     analysis::Input in{.graph = g, .addresses = index};
-    in.name_edges = [&](std::span<const graph::PathEdge> edges) { ++naming_passes, named_edges = edges.size(); };
+    in.name_edges = [&](std::span<const graph::PathEdge> edges, std::span<const RecordSpan>) {
+        ++naming_passes, named_edges = edges.size();
+    };
     analysis::Findings f = analysis::analyse(std::move(in), {.top = 5, .suspect_threshold = 30, .holders = true});
 
     // Collections and paths run beside the dominator step: its note gives their time.
@@ -120,5 +123,48 @@ TEST_CASE("analysis: holders named in the one pass equal holders found, named an
     for (std::size_t i = 0; i < again.size(); ++i) {
         CHECK(f.holders[i].node == again[i].node);
         CHECK(f.holders[i].signature == again[i].signature);
+    }
+}
+
+TEST_CASE("analysis: edges whose records the value pass located are named with no walk, as a walk names them") {
+    for (const char* file : {"samples/threeleaks.hprof.gz", "samples/leakdemo.hprof", "hprof/sun_jdk6_18_x64.hprof"}) {
+        CAPTURE(file);
+        // The edges into every 13th reached object: fields of instances and array slots.
+        auto path_edges_of = [](const LoadedDump& dump) {
+            graph::PathTree paths = graph::shortest_path_tree(dump.graph, dump.weak_edges);
+            std::vector<NodeId> nodes;
+            for (NodeId v = 0; v < dump.graph.node_count(); v += 13)
+                if (paths.parent[v] != graph::kNoNode) nodes.push_back(v);
+            return graph::path_edges(paths, nodes);
+        };
+        auto counted = [](int& events) { return [&events](const ProgressEvent&) { ++events; }; };
+
+        LoadedDump walked = load_dump(test::data_path(file), {});
+        const std::vector<graph::PathEdge> edges = path_edges_of(walked);
+        int walk_events = 0;
+        name_edges(walked, edges, counted(walk_events));
+        CHECK(walk_events > 0);  // the walk draws its progress
+
+        LoadedDump located = load_dump(test::data_path(file), {});
+        ValueRequest request;
+        for (const graph::PathEdge& e : edges) request.locate.push_back(located.addresses.address_of(e.from));
+        std::sort(request.locate.begin(), request.locate.end());
+        request.locate.erase(std::unique(request.locate.begin(), request.locate.end()), request.locate.end());
+        const DumpValues values = read_values(located, request);
+        CHECK(!values.located.empty());
+        CHECK(values.located.size() <= request.locate.size());
+        int located_events = 0;
+        name_edges(located, edges, counted(located_events), values.located);
+        CHECK(located_events == 0);  // every record was located: no walk
+
+        const auto& a = walked.field_names.exact;
+        const auto& b = located.field_names.exact;
+        REQUIRE(a.size() == b.size());
+        CHECK(a.size() > 10);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            CHECK(a[i].from == b[i].from);
+            CHECK(a[i].slot == b[i].slot);
+            CHECK(a[i].name == b[i].name);
+        }
     }
 }
