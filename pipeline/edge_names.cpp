@@ -4,9 +4,11 @@
 // read back from the dump:
 //   1. wanted: the instances and object arrays the edges leave (class objects are named from
 //      their class dumps already; slot 0 is the class edge), as a sorted address list;
-//   2. one pass over the heap dump's sub-records, sizes from the record headers (the
-//      chunker's walk, which also joins records split across segments), stopping when every
-//      wanted object is found; pages are dropped behind the pass as the loader drops them;
+//   2. records the value pass located (ValueRequest::locate: it walks every sub-record
+//      anyway) are read where they lie in the file; for any left, one pass over the heap
+//      dump's sub-records, sizes from the record headers (the chunker's walk, which also joins
+//      records split across segments), stopping when every wanted object is found; pages
+//      are dropped behind the pass as the loader drops them;
 //   3. each found record is decoded with nulls: slot k (after the class edge) is the k-th
 //      reference that is non-null and names an object of the dump, as the builder emits
 //      them (instance fields in layout order, the class's own first; elements in order);
