@@ -212,12 +212,15 @@ std::variant<std::monostate, DecodeError> walk_chunk(const HeapChunk& chunk, std
                                                      Visit&& visit) {
     std::uint64_t pos = 0;
     while (pos < chunk.bytes.size()) {
-        auto size = sub_record_size(chunk.bytes, pos, id);
-        if (auto* error = std::get_if<DecodeError>(&size)) {
-            error->offset = chunk.file_offset(error->offset);
-            return std::move(*error);
+        std::uint64_t value = object_record_size(chunk.bytes, pos, id);
+        if (value == 0) {
+            auto size = sub_record_size(chunk.bytes, pos, id);
+            if (auto* error = std::get_if<DecodeError>(&size)) {
+                error->offset = chunk.file_offset(error->offset);
+                return std::move(*error);
+            }
+            value = std::get<std::uint64_t>(size);
         }
-        std::uint64_t value = std::get<std::uint64_t>(size);
         if (value == 0)
             return sub_error(&chunk, pos, chunk.bytes[pos],
                              "runs past the end of the heap dump at " +
