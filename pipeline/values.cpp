@@ -142,15 +142,9 @@ public:
         Part part;
         for_each_sub_record(chunk.bytes, id_, [&](std::uint64_t pos, std::uint64_t size) {
             switch (chunk.bytes[pos]) {
-                case HprofSubTag::instance_dump:
-                    read_instance(chunk.bytes, pos, part);
-                    locate(chunk, pos, size, part);
-                    break;
+                case HprofSubTag::instance_dump: read_instance(chunk, pos, size, part); break;
                 case HprofSubTag::primitive_array_dump: read_array(chunk, pos, size, part); break;
-                case HprofSubTag::object_array_dump:
-                    read_object_array(chunk.bytes, pos, part);
-                    locate(chunk, pos, size, part);
-                    break;
+                case HprofSubTag::object_array_dump: read_object_array(chunk, pos, size, part); break;
                 case HprofSubTag::root_thread_object: read_thread_root(chunk.bytes, pos, true, part); break;
                 case HprofSubTag::root_java_frame:
                 case HprofSubTag::root_jni_local: read_thread_root(chunk.bytes, pos, false, part); break;
@@ -162,9 +156,11 @@ public:
     }
 
 private:
-    void read_instance(Bytes bytes, std::uint64_t pos, Part& part) const {
+    void read_instance(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, Part& part) const {
+        const Bytes bytes = chunk.bytes;
         auto instance = read_instance_header(bytes, pos, id_);
         if (!instance) return;
+        locate(chunk, pos, size, instance->id, part);
         if (wanted_.contains(instance->id) ||
             std::binary_search(wanted_classes_.begin(), wanted_classes_.end(), instance->class_id)) {
             const std::uint8_t* fields = bytes.data() + instance->fields_offset;
@@ -204,9 +200,11 @@ private:
     }
 
     // OBJECT ARRAY DUMP: tag, id, stack serial (u4), length (u4), array class id, elements.
-    void read_object_array(Bytes bytes, std::uint64_t pos, Part& part) const {
+    void read_object_array(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, Part& part) const {
+        const Bytes bytes = chunk.bytes;
         ByteReader in(bytes, pos + 1);
         const ObjectId address = in.u(id_);
+        locate(chunk, pos, size, address, part);
         in.skip(4);
         const std::uint32_t length = in.u4();
         part.object_arrays.push_back({address, length});
@@ -219,8 +217,7 @@ private:
 
     // An instance or object array asked to be located: where its whole record lies, when no
     // segment boundary cuts it (its last byte is as far from its first in the file as here).
-    void locate(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, Part& part) const {
-        const ObjectId address = ByteReader(chunk.bytes, pos + 1).u(id_);
+    void locate(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, ObjectId address, Part& part) const {
         if (!locate_.contains(address)) return;
         const std::uint64_t first = chunk.file_offset(pos);
         if (chunk.file_offset(pos + size - 1) - first == size - 1) part.located.push_back({address, first, size});
