@@ -24,7 +24,6 @@ public:
     void push_back(NodeKind kind, std::uint32_t class_index) { words_.push_back(word(kind, class_index)); }
 
     std::size_t size() const { return words_.size(); }
-    std::size_t bytes() const { return words_.size() * sizeof(std::uint32_t); }
     void release_pages() const { words_.release_pages(); }
     void release_pages(std::size_t first, std::size_t last) const { words_.release_pages(first, last); }
 
