@@ -246,18 +246,26 @@ TEST_CASE("hostile sizes: a small chunked gzip claiming a 1 GiB BLOCKSIZE alloca
     CHECK(std::string(e.what()).find("record tag 0x00 is not a known top-level tag") != std::string::npos);
 }
 
+namespace {
+
+// The refusal a load gives with one of its limits (`limit`, a LoadOptions member) set to
+// `value`; empty when it loads.
+std::string refusal(const std::string& file, std::uint64_t LoadOptions::*limit, std::uint64_t value) {
+    try {
+        LoadOptions options;
+        options.*limit = value;
+        (void)load_dump(test::data_path(file), options);
+    } catch (const UnsupportedFormat& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
 TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number is refused by count, never wrapped (forced small limit)") {
     // The real limit is graph::kMaxNodes (2^32 - 3); a small one takes the same path.
-    auto refusal = [](const std::string& file, std::uint64_t limit) -> std::string {
-        try {
-            LoadOptions options;
-            options.max_objects = limit;
-            (void)load_dump(test::data_path(file), options);
-        } catch (const UnsupportedFormat& e) {
-            return e.what();
-        }
-        return "";
-    };
+    auto refusal = [](const std::string& file, std::uint64_t value) { return ::refusal(file, &LoadOptions::max_objects, value); };
     const std::string hprof = refusal("samples/leakdemo.hprof", 1000);
     CHECK(hprof.find("samples/leakdemo.hprof: holds ") != std::string::npos);
     CHECK(hprof.find(" objects and classes; heapgraph numbers at most 1000 in one dump") != std::string::npos);
@@ -272,16 +280,7 @@ TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number i
 
 TEST_CASE("hostile sizes: a dump with more classes than a node's 30-bit class field numbers is refused by count (forced small limit)") {
     // The real limit is graph::NodeTypes::kMaxClasses (2^30); a small one takes the same path.
-    auto refusal = [](const std::string& file, std::uint64_t limit) -> std::string {
-        try {
-            LoadOptions options;
-            options.max_classes = limit;
-            (void)load_dump(test::data_path(file), options);
-        } catch (const UnsupportedFormat& e) {
-            return e.what();
-        }
-        return "";
-    };
+    auto refusal = [](const std::string& file, std::uint64_t value) { return ::refusal(file, &LoadOptions::max_classes, value); };
     const std::string hprof = refusal("samples/leakdemo.hprof", 100);
     CHECK(hprof.find("samples/leakdemo.hprof: holds more than 100 classes; heapgraph numbers at most that many") !=
           std::string::npos);
