@@ -207,19 +207,11 @@ void make_tables(Findings& f, const Options& options) {
 
 // The tables read the graph and the dominator tree only, the content analyses the values:
 // neither reads what the other writes, and each leaves a core idle in its serial parts
-// (the duplicates' sweep in file order, the tables' tree walk). So while every column has
-// fit in memory they run side by side, and the stage's note gives the tables' own time.
-// Once columns have gone to files they run one after the other: side by side, the two
-// fought over the pages the budget leaves (the 8x replica at --memory-limit 2G: 108 s
-// against 77 s for the two stages, 45.7M page faults against 29.6M).
+// (the duplicates' sweep in file order, the tables' tree walk). The stage's note gives the
+// tables' own time.
 void analyse_contents_and_make_tables(Input& in, Findings& f, const Options& options, const DumpValues& values,
                                       const InspectedNodes& inspected, StageClock& clock) {
     clock.start("values");
-    if (graph::storage_use().file_columns != 0) {
-        analyse_contents(in, f, options, values, inspected);
-        clock.start("tables");
-        return make_tables(f, options);
-    }
     double tables_seconds = 0;
     tbb::parallel_invoke([&] { analyse_contents(in, f, options, values, inspected); },
                          [&] { tables_seconds = seconds_of([&] { make_tables(f, options); }); });
