@@ -151,8 +151,8 @@ std::uint64_t HeapChunk::file_offset(std::uint64_t chunk_pos) const {
     return after->file_offset + (chunk_pos - after->chunk_pos);
 }
 
-std::variant<std::uint64_t, DecodeError> sub_record_size(Bytes bytes, std::uint64_t pos,
-                                                         std::uint32_t id_size) {
+std::variant<std::uint64_t, DecodeError> sub_record_size_by_tag(Bytes bytes, std::uint64_t pos,
+                                                                std::uint32_t id_size) {
     std::uint8_t tag = bytes[pos];
     FixedLayout fixed;
     if (fixed_layout(tag, fixed)) {
@@ -212,15 +212,12 @@ std::variant<std::monostate, DecodeError> walk_chunk(const HeapChunk& chunk, std
                                                      Visit&& visit) {
     std::uint64_t pos = 0;
     while (pos < chunk.bytes.size()) {
-        std::uint64_t value = object_record_size(chunk.bytes, pos, id);
-        if (value == 0) {
-            auto size = sub_record_size(chunk.bytes, pos, id);
-            if (auto* error = std::get_if<DecodeError>(&size)) {
-                error->offset = chunk.file_offset(error->offset);
-                return std::move(*error);
-            }
-            value = std::get<std::uint64_t>(size);
+        auto size = sub_record_size(chunk.bytes, pos, id);
+        if (auto* error = std::get_if<DecodeError>(&size)) {
+            error->offset = chunk.file_offset(error->offset);
+            return std::move(*error);
         }
+        std::uint64_t value = std::get<std::uint64_t>(size);
         if (value == 0)
             return sub_error(&chunk, pos, chunk.bytes[pos],
                              "runs past the end of the heap dump at " +

@@ -56,14 +56,10 @@ inline HeapChunker chunker_for(const DumpSource& source, std::uint64_t target_ch
 template <typename Visit>
 void for_each_sub_record(Bytes bytes, std::uint32_t id_size, Visit&& visit) {
     for (std::uint64_t pos = 0; pos < bytes.size();) {
-        std::uint64_t whole = object_record_size(bytes, pos, id_size);
-        if (whole == 0) {
-            auto size = sub_record_size(bytes, pos, id_size);
-            auto* sized = std::get_if<std::uint64_t>(&size);
-            whole = sized ? *sized : 0;
-        }
-        if (whole == 0 || !visit(pos, whole)) return;
-        pos += whole;
+        auto size = sub_record_size(bytes, pos, id_size);
+        auto* whole = std::get_if<std::uint64_t>(&size);
+        if (!whole || *whole == 0 || !visit(pos, *whole)) return;
+        pos += *whole;
     }
 }
 

@@ -44,12 +44,9 @@ std::variant<std::optional<HeapChunk>, DecodeError> HeapChunker::next() {
         const Bytes view = file_.first(end);
         const std::uint64_t run = pos_;
         while (pos_ < end) {
-            std::uint64_t whole = object_record_size(view, pos_, id_size_);
-            if (whole == 0) {
-                auto size = sub_record_size(view, pos_, id_size_);
-                if (auto* error = std::get_if<DecodeError>(&size)) return *error;
-                whole = std::get<std::uint64_t>(size);
-            }
+            auto size = sub_record_size(view, pos_, id_size_);
+            if (auto* error = std::get_if<DecodeError>(&size)) return *error;
+            std::uint64_t whole = std::get<std::uint64_t>(size);
             if (whole == 0) break;  // continues in the next segment
             if (pos_ > run && pos_ - run + whole > target_) break;
             read_classes(view, pos_, whole, nullptr);

@@ -930,7 +930,7 @@ TEST_CASE("fixture: class_shallow_bytes sums the statics with the model's refere
     CHECK(class_shallow_bytes(ClassDump{}, make_size_model(8, true, true, false)) == 0);
 }
 
-TEST_CASE("hprof heap: the inline object record size agrees with sub_record_size wherever it answers") {
+TEST_CASE("hprof heap: the inline object record size agrees with the size by tag wherever it answers") {
     // Random bytes with the three object tags planted often, both id sizes, every position:
     // the fast path answers only where the full one gives the same whole size.
     std::mt19937 rng(7);
@@ -944,7 +944,7 @@ TEST_CASE("hprof heap: the inline object record size agrees with sub_record_size
         std::size_t answered = 0;
         for (std::uint64_t pos = 0; pos < bytes.size(); ++pos) {
             const std::uint64_t fast = object_record_size(bytes, pos, id);
-            auto full = sub_record_size(bytes, pos, id);
+            auto full = sub_record_size_by_tag(bytes, pos, id);
             const auto* size = std::get_if<std::uint64_t>(&full);
             if (fast == 0) {
                 // Only the object tags with a whole record and a good type are answered inline.
