@@ -179,7 +179,7 @@ void count_records(DumpInfo& info, const ClassicCounts& counts) {
 LoadedDump build(Parsed parsed, std::unique_ptr<IbmClassNamer> namer, DumpInfo& info, const LoadOptions& options) {
     count_records(info, parsed.counts);
     IbmHeap heap{std::move(parsed.chunks), read_javacore_option(options), std::move(namer), "classic record", 0,
-                 options.progress, options.max_objects, options.max_classes};
+                 options.progress, options.limits};
     LoadedDump loaded = build_ibm_heap(std::move(heap), info);
     for (std::string& text : parsed.warnings) loaded.warnings.push_back({"classic_trailer_mismatch", 1, std::move(text)});
     return loaded;

@@ -131,10 +131,10 @@ private:
         for (const EdgeBlock& block : parts_.blocks) range.merge(block.range);
         for (const HeapClass& c : parts_.classes) range.add(c.id);
         // Past 2^32 objects the dense ids would wrap and name the wrong objects: refuse at once.
-        if (range.count > parts_.max_objects)
+        if (range.count > parts_.limits.objects)
             throw UnsupportedFormat(info_.path + ": holds " + std::to_string(range.count) +
                                     " objects and classes; heapgraph numbers at most " +
-                                    std::to_string(parts_.max_objects) + " in one dump (32-bit node ids, docs/heap-graph.md)");
+                                    std::to_string(parts_.limits.objects) + " in one dump (32-bit node ids, docs/heap-graph.md)");
         return range;
     }
 
@@ -201,8 +201,8 @@ private:
 
     std::uint32_t add_class(std::string name, NodeId node, NodeId loader = kNoNode) {
         // A node's type word numbers classes in 30 bits: refuse before an index would wrap.
-        if (input_.classes.size() >= parts_.max_classes)
-            throw UnsupportedFormat(info_.path + ": holds more than " + std::to_string(parts_.max_classes) +
+        if (input_.classes.size() >= parts_.limits.classes)
+            throw UnsupportedFormat(info_.path + ": holds more than " + std::to_string(parts_.limits.classes) +
                                     " classes; heapgraph numbers at most that many in one dump (docs/heap-graph.md)");
         input_.classes.push_back({std::move(name), node, loader});
         return static_cast<std::uint32_t>(input_.classes.size() - 1);

@@ -91,8 +91,7 @@ struct HeapParts {
     Warnings warnings;
     HprofParts* hprof = nullptr;        // HPROF: sizes from the model, field names, weak edges
     InferredParts* inferred = nullptr;  // PHD, classic: loaders and roots worked out
-    std::uint64_t max_objects = graph::kMaxNodes;  // LoadOptions::max_objects
-    std::uint64_t max_classes = graph::NodeTypes::kMaxClasses;  // LoadOptions::max_classes
+    DumpLimits limits;  // LoadOptions::limits
 };
 
 LoadedDump build_heap(HeapParts& parts, DumpInfo& info);

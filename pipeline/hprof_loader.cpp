@@ -332,8 +332,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     HprofParts hprof{top.strings, top.class_names, std::move(decoded.classes), file, info.id_size};
     HeapParts parts = hprof_heap_parts(hprof, std::move(decoded.blocks), info);
     parts.progress = options.progress;
-    parts.max_objects = options.max_objects;
-    parts.max_classes = options.max_classes;
+    parts.limits = options.limits;
     LoadedDump loaded = build_heap(parts, info);  // times its own steps
     loaded.source = std::make_shared<DumpSource>(DumpSource{file, top.dumps[options.dump_index], info.id_size,
                                                             std::move(hprof.classes), release_pages, nullptr, nullptr, {}, {},

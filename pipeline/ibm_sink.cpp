@@ -44,8 +44,7 @@ LoadedDump build_ibm_heap(IbmHeap heap, DumpInfo& info) {
     parts.objects_name_records = true;
     parts.record_name = heap.record_name;
     parts.progress = std::move(heap.progress);
-    parts.max_objects = heap.max_objects;
-    parts.max_classes = heap.max_classes;
+    parts.limits = heap.limits;
     parts.null_address = "places an object at address 0, which is null";
     parts.inferred = &inferred;
     parts.warnings.add("phd_class_refs_dropped", heap.class_refs_dropped,

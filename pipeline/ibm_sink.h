@@ -46,8 +46,7 @@ struct IbmHeap {
     std::string record_name;       // "PHD record", "classic record"
     std::uint64_t class_refs_dropped = 0;  // PHD: J9's class "references", dropped as DTFJ does
     std::function<void(const ProgressEvent&)> progress;  // the loader's
-    std::uint64_t max_objects = graph::kMaxNodes;        // LoadOptions::max_objects
-    std::uint64_t max_classes = graph::NodeTypes::kMaxClasses;  // LoadOptions::max_classes
+    DumpLimits limits;                                   // LoadOptions::limits
 };
 
 // Builds the heap from the chunks (the one builder with its inferred-roots step).

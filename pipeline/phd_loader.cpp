@@ -84,8 +84,7 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options, bool 
     std::vector<PhdRun> runs = take(info, scan_phd_runs(file, header, kRunBytes, &cut));
     if (cut && !options.allow_truncated) throw DumpError(info.path, with_truncation_hint(std::move(*cut)));
     frame.start("decode");
-    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "PHD record", 0, options.progress, options.max_objects,
-                options.max_classes};
+    IbmHeap heap{{}, read_javacore_option(options), std::make_unique<IbmClassNamer>(), "PHD record", 0, options.progress, options.limits};
     frame.decode_in_order<PhdRun, DecodedRun>(
         runs, kRunBytes, [&](const PhdRun& run) { return decode_run(file, header, run); },
         [&](const PhdRun& run, DecodedRun& result) -> std::optional<DecodeError> {

@@ -27,6 +27,14 @@ struct ProgressEvent {
     const char* unit;  // "B" or "objects"
 };
 
+// What one dump may hold: objects (graph::kMaxNodes, 32-bit node ids) and classes (30 bits
+// of a node's type word, graph::NodeTypes). A dump past either is refused by count before an
+// id could wrap; tests set them small to take that path.
+struct DumpLimits {
+    std::uint64_t objects = graph::kMaxNodes;
+    std::uint64_t classes = graph::NodeTypes::kMaxClasses;
+};
+
 struct LoadOptions {
     std::uint32_t dump_index = 0;
     unsigned threads = 0;  // 0: all the machine offers
@@ -44,10 +52,7 @@ struct LoadOptions {
     // `heapgraph estimate`: HPROF stops after the decode stage with LoadedDump::scan filled
     // and no graph; PHD and classic text load whole (their decoders keep records whole).
     bool scan_only = false;
-    // Objects one dump may hold (graph::kMaxNodes); smaller in tests of the refusal.
-    std::uint64_t max_objects = graph::kMaxNodes;
-    // Classes one dump may hold (30 bits of a node's type word, graph::NodeTypes); smaller in tests.
-    std::uint64_t max_classes = graph::NodeTypes::kMaxClasses;
+    DumpLimits limits;
     std::function<void(const ProgressEvent&)> progress;
 };
 

@@ -248,12 +248,12 @@ TEST_CASE("hostile sizes: a small chunked gzip claiming a 1 GiB BLOCKSIZE alloca
 
 namespace {
 
-// The refusal a load gives with one of its limits (`limit`, a LoadOptions member) set to
+// The refusal a load gives with one of its limits (`limit`, a DumpLimits member) set to
 // `value`; empty when it loads.
-std::string refusal(const std::string& file, std::uint64_t LoadOptions::*limit, std::uint64_t value) {
+std::string refusal(const std::string& file, std::uint64_t DumpLimits::*limit, std::uint64_t value) {
     try {
         LoadOptions options;
-        options.*limit = value;
+        options.limits.*limit = value;
         (void)load_dump(test::data_path(file), options);
     } catch (const UnsupportedFormat& e) {
         return e.what();
@@ -265,7 +265,7 @@ std::string refusal(const std::string& file, std::uint64_t LoadOptions::*limit, 
 
 TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number is refused by count, never wrapped (forced small limit)") {
     // The real limit is graph::kMaxNodes (2^32 - 3); a small one takes the same path.
-    auto refusal = [](const std::string& file, std::uint64_t value) { return ::refusal(file, &LoadOptions::max_objects, value); };
+    auto refusal = [](const std::string& file, std::uint64_t value) { return ::refusal(file, &DumpLimits::objects, value); };
     const std::string hprof = refusal("samples/leakdemo.hprof", 1000);
     CHECK(hprof.find("samples/leakdemo.hprof: holds ") != std::string::npos);
     CHECK(hprof.find(" objects and classes; heapgraph numbers at most 1000 in one dump") != std::string::npos);
@@ -280,7 +280,7 @@ TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number i
 
 TEST_CASE("hostile sizes: a dump with more classes than a node's 30-bit class field numbers is refused by count (forced small limit)") {
     // The real limit is graph::NodeTypes::kMaxClasses (2^30); a small one takes the same path.
-    auto refusal = [](const std::string& file, std::uint64_t value) { return ::refusal(file, &LoadOptions::max_classes, value); };
+    auto refusal = [](const std::string& file, std::uint64_t value) { return ::refusal(file, &DumpLimits::classes, value); };
     const std::string hprof = refusal("samples/leakdemo.hprof", 100);
     CHECK(hprof.find("samples/leakdemo.hprof: holds more than 100 classes; heapgraph numbers at most that many") !=
           std::string::npos);
