@@ -9,31 +9,37 @@
 #include <nlohmann/json.hpp>
 
 #include "gates.h"
+#include "kept_dump.h"
 #include "run.h"
 
 namespace heapgraph::cli {
 
 namespace {
 
-// Everything besides the dump's bytes that shapes the reports: another value of any of these
-// is another entry. Threads, the memory limit and the temp dir change no byte of a report.
+// Everything besides the dump's bytes that shapes the loaded graph, then `more` (what shapes
+// the reports): another value of any of these is another entry. Threads, the memory limit and
+// the temp dir change no byte of a report.
 std::optional<reports::IndexEntry> entry_for(const std::string& dir, const std::string& dump, const LoadOptions& load,
-                                             std::size_t top, double suspect_threshold, bool keep_unreachable) {
+                                             const nlohmann::ordered_json& more) {
     if (dir.empty()) return std::nullopt;
     std::string fingerprint = reports::dump_fingerprint(dump);
     if (fingerprint.empty()) return std::nullopt;
-    const nlohmann::ordered_json key = {
+    nlohmann::ordered_json key = {
         {"tool", HEAPGRAPH_VERSION},
         {"dump", dump},
         {"dump_index", load.dump_index},
         {"javacore", load.javacore},
         {"javacore_fingerprint", load.javacore.empty() ? "" : reports::dump_fingerprint(load.javacore)},
         {"allow_truncated", load.allow_truncated},
-        {"max_inflated_bytes", load.max_inflated_bytes},
-        {"top", top},
-        {"suspect_threshold", suspect_threshold},
-        {"keep_unreachable", keep_unreachable}};
+        {"max_inflated_bytes", load.max_inflated_bytes}};
+    key.update(more);
     return reports::IndexEntry(dir, key.dump(), std::move(fingerprint));
+}
+
+std::optional<reports::IndexEntry> reports_entry(const std::string& dir, const std::string& dump, const LoadOptions& load,
+                                                 std::size_t top, double suspect_threshold, bool keep_unreachable) {
+    return entry_for(dir, dump, load,
+                     {{"top", top}, {"suspect_threshold", suspect_threshold}, {"keep_unreachable", keep_unreachable}});
 }
 
 std::string read_text(const std::string& path) {
@@ -55,12 +61,12 @@ std::optional<reports::IndexedFacts> open_entry(const reports::IndexEntry& entry
 }  // namespace
 
 std::optional<reports::IndexEntry> analyze_entry(const AnalyzeArgs& args) {
-    return entry_for(args.index, args.dump, args.load, args.top, args.suspect_threshold, args.keep_unreachable);
+    return reports_entry(args.index, args.dump, args.load, args.top, args.suspect_threshold, args.keep_unreachable);
 }
 
 std::optional<reports::IndexEntry> diff_entry(const DiffArgs& args, const std::string& dump) {
     const AnalyzeArgs defaults;
-    return entry_for(args.index, dump, args.load, defaults.top, defaults.suspect_threshold, defaults.keep_unreachable);
+    return reports_entry(args.index, dump, args.load, defaults.top, defaults.suspect_threshold, defaults.keep_unreachable);
 }
 
 std::optional<int> analyze_from_index(const AnalyzeArgs& args, const reports::IndexEntry& entry) {
@@ -100,6 +106,34 @@ std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const
     snapshot.source = dump;  // as make_snapshot names it
     snapshot.from_dump = true;
     return snapshot;
+}
+
+LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet) {
+    const std::optional<reports::IndexEntry> entry = entry_for(dir, dump, load, {{"kept", "graph"}});
+    if (!entry) return load_dump(dump, load);
+    std::vector<StageTiming> timings;
+    StageClock clock(timings, load.progress);
+    clock.start("reopen");
+    if (open_entry(*entry, {"graph"}, dir, dump, quiet)) try {
+            LoadedDump reopened = reopen_dump(entry->file("graph"), dump, load);
+            clock.note("graph reopened from " + entry->directory());
+            clock.stop();
+            reopened.timings = std::move(timings);
+            return reopened;
+        } catch (const KeptDumpError& e) {
+            if (!quiet) std::cerr << "heapgraph: index " << dir << ": " << dump << ": " << e.what() << "; analysing the dump again\n";
+        }
+    timings.clear();
+    LoadedDump loaded = load_dump(dump, load);
+    StageClock keeping(loaded.timings, load.progress);
+    keeping.start("keep graph");
+    IndexKeeper index(entry, dir, quiet);
+    if (index.put("graph", [&](std::ostream& out) { keep_dump(loaded, out); })) {
+        index.commit({.warnings = loaded.warnings});
+        keeping.note("in " + entry->directory());
+    }
+    keeping.stop();
+    return loaded;
 }
 
 IndexKeeper::IndexKeeper(const std::optional<reports::IndexEntry>& entry, std::string dir, bool quiet)

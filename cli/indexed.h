@@ -27,6 +27,11 @@ std::optional<int> analyze_from_index(const AnalyzeArgs& args, const reports::In
 std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const reports::IndexEntry& entry,
                                                      const std::string& dump);
 
+// The dump `dump` loaded: with an index DIR, from the entry that keeps its graph when that
+// holds (stage "reopen"), else from the dump, its graph then kept there (stage "keep graph");
+// a damaged or stale entry is a line on stderr and a fresh load. Without DIR, load_dump.
+LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet);
+
 // Keeps a fresh run's files in an entry. A failure to write the index is a warning: the
 // reports are still written, the entry is left without a manifest (so never used).
 class IndexKeeper {

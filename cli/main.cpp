@@ -76,7 +76,7 @@ int analyze(const AnalyzeArgs& args) {
     if (entry)
         if (std::optional<int> code = analyze_from_index(args, *entry)) return *code;
     try {
-        auto& dump = never_freed(new LoadedDump(load_dump(args.dump, load)));
+        auto& dump = never_freed(new LoadedDump(load_indexed(args.index, args.dump, load, args.quiet)));
         if (!args.quiet) print_warnings(dump.warnings, "");
         auto& findings = never_freed(new analysis::Findings(analysis::analyse(
             dump, {.top = args.top, .suspect_threshold = args.suspect_threshold, .keep_unreachable = args.keep_unreachable,
@@ -90,7 +90,7 @@ int analyze(const AnalyzeArgs& args) {
 // `convert`: any dump we read, rewritten as a classic text heapdump (reports/classic_writer.cpp).
 int convert(const ConvertArgs& args) {
     try {
-        LoadedDump dump = load_dump(args.dump, args.load);
+        LoadedDump dump = load_indexed(args.index, args.dump, args.load, false);
         const graph::Column<std::uint64_t> addresses = dump.addresses.addresses();  // every node's is written
         reports::ClassicOutput out{dump.graph, addresses,
                                    dump.info.format_version + ", converted by heapgraph " + HEAPGRAPH_VERSION,
@@ -125,7 +125,7 @@ int diff(const DiffArgs& args) {
                     series.push_back(std::move(*indexed));
                     continue;
                 }
-            LoadedDump dump = load_dump(input, args.load);
+            LoadedDump dump = load_indexed(args.index, input, args.load, args.quiet);
             if (!args.quiet) print_warnings(dump.warnings, input + ": ");
             series.push_back(reports::make_snapshot(analysis::analyse(dump, {.report = false, .holders = true})));
             IndexKeeper index(entry, args.index, args.quiet);

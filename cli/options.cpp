@@ -44,8 +44,8 @@ void add_dump_index(CLI::App* cmd, LoadOptions& load) {
 
 void add_index_option(CLI::App* cmd, std::string& dir) {
     cmd->add_option("--index", dir,
-                    "Keep each dump's reports in DIR and reuse them while the dump and the options are unchanged "
-                    "(docs/index.md)")
+                    "Keep each dump's graph and reports in DIR and reuse them while the dump and the options are "
+                    "unchanged (docs/index.md)")
         ->check(kFileName);
 }
 
@@ -85,6 +85,7 @@ void add_convert(CLI::App& app, ConvertArgs& args) {
         ->check(CLI::IsMember({"openj9", "sdk"}));
     cmd->add_option("-o,--output", args.output, "Output file, '-' for stdout")->required()->check(kFileName);
     add_dump_index(cmd, args.load);
+    add_index_option(cmd, args.index);
     add_load_options(cmd, args.load);
 }
 
@@ -142,7 +143,7 @@ std::optional<std::string> conflicting_outputs(const CLI::App& app, const Args& 
     if (app.got_subcommand("estimate")) return std::nullopt;  // writes stdout only
     if (app.got_subcommand("convert")) {
         inputs = {{"DUMP", args.convert.dump}};
-        output("-o", args.convert.output);
+        output("-o", args.convert.output), output("--index", args.convert.index);
     } else if (app.got_subcommand("diff")) {
         for (const std::string& input : args.diff.inputs) inputs.push_back({"input", input});
         output("--json", args.diff.json), output("--html", args.diff.html), output("--index", args.diff.index);

@@ -29,6 +29,7 @@ struct AnalyzeArgs {
 
 struct ConvertArgs {
     std::string dump, to = "classic", variant = "openj9", output;
+    std::string index;  // --index DIR: the dump's graph reused and kept (docs/index.md)
     LoadOptions load;
 };
 

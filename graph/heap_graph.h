@@ -80,6 +80,13 @@ struct Csr {
     void set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span = 0xFFFFFFFFu);
     std::uint64_t offset_bytes() const;  // of the row starts as kept
     bool wide() const { return wide_; }
+    // Hands each part to archive.io(), in a fixed order: the index keeps the rows in a file
+    // and reopens them (pipeline/kept_dump.cpp).
+    template <typename Archive>
+    void keep(Archive& archive) {
+        archive.io(targets), archive.io(narrow_), archive.io(bases_), archive.io(starts_);
+        archive.io(count_), archive.io(wide_);
+    }
 
 private:
     static constexpr unsigned kBlockBits = 16;

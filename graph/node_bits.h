@@ -18,6 +18,10 @@ public:
     std::uint64_t& word(std::size_t i) { return words_[i]; }
     std::uint64_t word(std::size_t i) const { return words_[i]; }
     std::size_t words() const { return words_.size(); }
+    template <typename Archive>
+    void keep(Archive& archive) {  // the index's file (pipeline/kept_dump.cpp)
+        archive.io(words_);
+    }
     std::size_t count() const {  // bits set
         std::size_t n = 0;
         for (std::uint64_t word : words_) n += static_cast<std::size_t>(std::popcount(word));

@@ -24,6 +24,10 @@ public:
     void push_back(NodeKind kind, std::uint32_t class_index) { words_.push_back(word(kind, class_index)); }
 
     std::size_t size() const { return words_.size(); }
+    template <typename Archive>
+    void keep(Archive& archive) {  // the index's file (pipeline/kept_dump.cpp)
+        archive.io(words_);
+    }
     void release_pages() const { words_.release_pages(); }
     void release_pages(std::size_t first, std::size_t last) const { words_.release_pages(first, last); }
 

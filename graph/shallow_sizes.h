@@ -49,6 +49,10 @@ public:
             for (std::size_t v = 0; v < n; ++v) large_[v] = bytes;
     }
     std::size_t size() const { return small_.size(); }
+    template <typename Archive>
+    void keep(Archive& archive) {  // the index's file (pipeline/kept_dump.cpp)
+        archive.io(small_), archive.io(large_);
+    }
     bool empty() const { return small_.empty(); }
     void release_pages(std::size_t first, std::size_t last) const { small_.release_pages(first, last); }
     friend bool operator==(const ShallowSizes& a, std::span<const std::uint64_t> b) {

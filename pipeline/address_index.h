@@ -49,6 +49,11 @@ public:
     graph::Column<std::uint64_t> addresses() const;  // by node id, for passes over every node
     std::uint64_t sparse_duplicates() const { return sparse_duplicates_; }
 
+    // Hands the index to archive.io(), or reads it back (Archive::reading): the index's kept
+    // graph (pipeline/kept_dump.cpp). The pages' bits are kept; their ranks are counted again.
+    template <typename Archive>
+    void keep(Archive& archive);
+
 private:
     static constexpr int kPageBits = 16;
     static constexpr std::uint64_t kWordsPerPage = (std::uint64_t{1} << kPageBits) / 64;
@@ -70,6 +75,32 @@ private:
     std::uint32_t count_ = 0;
     std::uint64_t sparse_duplicates_ = 0;
 };
+
+template <typename Archive>
+void AddressIndex::keep(Archive& archive) {
+    archive.io(dense_), archive.io(min_), archive.io(step_shift_), archive.io(sorted_);
+    archive.io(sparse_duplicates_);
+    std::uint64_t pages = table_.size();
+    archive.io(pages), archive.io(owned_number_);
+    if constexpr (!Archive::reading) {
+        for (const auto& page : owned_) archive.raw(page->bits, sizeof page->bits);
+        return;
+    } else {
+        archive.check(pages <= (std::uint64_t{1} << 24) && (dense_ || owned_number_.empty()) && step_shift_ < 64,
+                      "address index");
+        table_ = std::vector<std::atomic<Page*>>(pages);
+        for (std::size_t i = 0; i < owned_number_.size(); ++i) {
+            const std::uint64_t number = owned_number_[i];
+            archive.check(number < pages && (i == 0 || owned_number_[i - 1] < number), "address index page");
+            auto page = std::make_unique<Page>();
+            archive.raw(page->bits, sizeof page->bits);
+            table_[number].store(page.release());
+        }
+        owned_number_.clear();
+        if (dense_) finish();  // takes the pages, counts ranks and bases again
+        count_ = dense_ ? count_ : static_cast<std::uint32_t>(sorted_.size());
+    }
+}
 
 static_assert(AddressIndex::kMissing == graph::kNoNode, "node_of's miss is the graph's no-node");
 

@@ -8,6 +8,7 @@
 #include "edge_names.h"
 #include "gzip_input.h"
 #include "hprof_loader.h"
+#include "kept_dump.h"
 #include "phd_loader.h"
 #include "classic_loader.h"
 #include "mapped_file.h"
@@ -166,6 +167,26 @@ LoadedDump load_dump(const std::string& path, const LoadOptions& options) {
         loaded.source->mapping = file.get();
     }
     return loaded;
+}
+
+// A reopened dump's source reads the same bytes the load read: the file as mapped, or the
+// gzip file's content inflated again (the first run's inflated file went with it).
+void attach_dump_bytes(LoadedDump& dump, const std::string& path, const LoadOptions& options) {
+    auto file = std::make_shared<const MappedFile>(path);
+    if (file->bytes().size() != dump.info.bytes) throw KeptDumpError(path + ": the dump changed since it was kept");
+    if (dump.info.format != "hprof-gz") {
+        dump.source->file = file->bytes();
+        dump.source->owner = file;
+        dump.source->mapping = file.get();
+        return;
+    }
+    std::shared_ptr<const InflatedFile> inflated(
+        new InflatedFile(inflate_to_temp_file(file->bytes(), true, path, options, head_check(path, options))));
+    if (inflated->bytes().size() != dump.info.inflated_bytes)
+        throw KeptDumpError(path + ": the dump inflates to other bytes than when it was kept");
+    dump.source->file = inflated->bytes();
+    dump.source->owner = inflated;
+    dump.source->mapping = &inflated->mapping();
 }
 
 }  // namespace heapgraph

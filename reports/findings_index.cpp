@@ -29,7 +29,10 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kIndexFormat = "heapgraph-index/1";
 constexpr const char* kManifest = "manifest.json";
 
+// An empty write may come with no buffer at all, and zlib's CRC of a null buffer is its
+// initial value, not `crc`.
 std::uint32_t crc_of(const char* bytes, std::size_t size, std::uint32_t crc = 0) {
+    if (size == 0) return crc;
     return static_cast<std::uint32_t>(crc32_z(crc, reinterpret_cast<const Bytef*>(bytes), size));
 }
 
