@@ -82,7 +82,9 @@ void dominators_and_walks(Input& in, Findings& f, const Options& options, StageC
         in.graph, {.keep_unreachable = f.keep_unreachable,
                    .release_edges = options.release_edges,
                    .beside = edge_walks(in, f, options, to_read, seconds),
-                   .progress = bar(options, "dominators")});
+                   .progress = bar(options, "dominators"),
+                   .before_release = options.before_changes});
+    if (options.before_changes) options.before_changes();
     char walks[96];
     if (options.report)
         std::snprintf(walks, sizeof walks, "paths %.2f s and collections %.2f s", seconds[0], seconds[1]);

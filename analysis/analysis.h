@@ -116,6 +116,9 @@ struct Options {
     // them all; the JSON report's `objects` holds the `top` largest and the suspect paths).
     std::size_t inspect = 1000;
     std::function<void(const ProgressEvent&)> progress{};
+    // Called before the analysis first changes the graph it was given (frees its rows, names
+    // path edges): a reader of it on another thread (the index keeping it) finishes first.
+    std::function<void()> before_changes{};
 };
 
 // A heap graph and what the analysis needs beside it; analyse(LoadedDump&) fills it from a

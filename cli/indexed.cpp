@@ -108,32 +108,57 @@ std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const
     return snapshot;
 }
 
-LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet) {
-    const std::optional<reports::IndexEntry> entry = entry_for(dir, dump, load, {{"kept", "graph"}});
-    if (!entry) return load_dump(dump, load);
+LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet,
+                        std::optional<reports::IndexEntry>& keep) {
+    keep = entry_for(dir, dump, load, {{"kept", "graph"}});
+    if (!keep) return load_dump(dump, load);
     std::vector<StageTiming> timings;
     StageClock clock(timings, load.progress);
     clock.start("reopen");
-    if (open_entry(*entry, {"graph"}, dir, dump, quiet)) try {
-            LoadedDump reopened = reopen_dump(entry->file("graph"), dump, load);
-            clock.note("graph reopened from " + entry->directory());
+    if (open_entry(*keep, {"graph"}, dir, dump, quiet)) try {
+            LoadedDump reopened = reopen_dump(keep->file("graph"), dump, load);
+            clock.note("graph reopened from " + keep->directory());
             clock.stop();
             reopened.timings = std::move(timings);
+            keep.reset();
             return reopened;
         } catch (const KeptDumpError& e) {
             if (!quiet) std::cerr << "heapgraph: index " << dir << ": " << dump << ": " << e.what() << "; analysing the dump again\n";
         }
-    timings.clear();
-    LoadedDump loaded = load_dump(dump, load);
-    StageClock keeping(loaded.timings, load.progress);
-    keeping.start("keep graph");
-    IndexKeeper index(entry, dir, quiet);
-    if (index.put("graph", [&](std::ostream& out) { keep_dump(loaded, out); })) {
-        index.commit({.warnings = loaded.warnings});
-        keeping.note("in " + entry->directory());
-    }
-    keeping.stop();
-    return loaded;
+    return load_dump(dump, load);
+}
+
+GraphKeeper::GraphKeeper(const std::optional<reports::IndexEntry>& entry, const std::string& dir, bool quiet,
+                         const LoadedDump& dump) {
+    if (!entry) return;
+    note_ = "in " + entry->directory();
+    thread_ = std::thread([this, entry, dir, quiet, &dump] {
+        const auto started = std::chrono::steady_clock::now();
+        try {
+            IndexKeeper index(entry, dir, quiet);
+            if (index.put("graph", [&](std::ostream& out) { keep_dump(dump, out); }))
+                index.commit({.warnings = dump.warnings});
+        } catch (const std::exception& e) {  // out of memory: the command goes on without it
+            if (!quiet) std::cerr << "heapgraph: warning: index " << dir << " not updated: " << e.what() << "\n";
+        }
+        write_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    });
+}
+
+void GraphKeeper::wait() {
+    std::lock_guard lock(mutex_);
+    if (!thread_.joinable()) return;
+    const auto started = std::chrono::steady_clock::now();
+    thread_.join();
+    waited_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+std::optional<StageTiming> GraphKeeper::timing() const {
+    if (note_.empty()) return std::nullopt;
+    char seconds[64];
+    std::snprintf(seconds, sizeof seconds, "; written in %.2f s beside the analysis", write_seconds_);
+    return StageTiming{.stage = "keep graph", .seconds = waited_seconds_, .peak_rss_bytes = peak_rss_bytes(),
+                       .note = note_ + seconds};
 }
 
 IndexKeeper::IndexKeeper(const std::optional<reports::IndexEntry>& entry, std::string dir, bool quiet)

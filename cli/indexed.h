@@ -3,9 +3,11 @@
 #pragma once
 
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "options.h"
@@ -28,9 +30,31 @@ std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const
                                                      const std::string& dump);
 
 // The dump `dump` loaded: with an index DIR, from the entry that keeps its graph when that
-// holds (stage "reopen"), else from the dump, its graph then kept there (stage "keep graph");
-// a damaged or stale entry is a line on stderr and a fresh load. Without DIR, load_dump.
-LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet);
+// holds (stage "reopen"), else from the dump, with `keep` set to the entry its graph is to go
+// into (GraphKeeper); a damaged or stale entry is a line on stderr and a fresh load.
+// Without DIR, load_dump.
+LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet,
+                        std::optional<reports::IndexEntry>& keep);
+
+// Keeps a freshly loaded dump's graph in the index entry `entry` (when set) on a thread of its
+// own, beside what the command does with the dump, which must not change the dump until
+// wait() returns (the analysis's before_changes). A failure to write is a warning.
+class GraphKeeper {
+public:
+    GraphKeeper(const std::optional<reports::IndexEntry>& entry, const std::string& dir, bool quiet, const LoadedDump& dump);
+    ~GraphKeeper() { wait(); }
+    GraphKeeper(const GraphKeeper&) = delete;
+    GraphKeeper& operator=(const GraphKeeper&) = delete;
+    void wait();
+    // The --timings line: the seconds the command waited for it, the writing's own in the note.
+    std::optional<StageTiming> timing() const;
+
+private:
+    std::thread thread_;
+    std::mutex mutex_;
+    double write_seconds_ = 0, waited_seconds_ = 0;
+    std::string note_;
+};
 
 // Keeps a fresh run's files in an entry. A failure to write the index is a warning: the
 // reports are still written, the entry is left without a manifest (so never used).

@@ -76,11 +76,16 @@ int analyze(const AnalyzeArgs& args) {
     if (entry)
         if (std::optional<int> code = analyze_from_index(args, *entry)) return *code;
     try {
-        auto& dump = never_freed(new LoadedDump(load_indexed(args.index, args.dump, load, args.quiet)));
+        std::optional<reports::IndexEntry> keep;
+        auto& dump = never_freed(new LoadedDump(load_indexed(args.index, args.dump, load, args.quiet, keep)));
+        GraphKeeper keeper(keep, args.index, args.quiet, dump);
         if (!args.quiet) print_warnings(dump.warnings, "");
         auto& findings = never_freed(new analysis::Findings(analysis::analyse(
             dump, {.top = args.top, .suspect_threshold = args.suspect_threshold, .keep_unreachable = args.keep_unreachable,
-                   .holders = !args.save.empty() || entry, .progress = load.progress})));
+                   .holders = !args.save.empty() || entry, .progress = load.progress,
+                   .before_changes = [&keeper] { keeper.wait(); }})));
+        keeper.wait();
+        if (auto kept = keeper.timing()) findings.timings.push_back(*kept);
         return write_reports(args, findings, dump.warnings, entry, printer.get());
     } catch (const std::exception& e) {  // DumpError, UnreadableDump, BadRequest, out of memory
         return exit_code_for(e, args.dump);
@@ -90,7 +95,9 @@ int analyze(const AnalyzeArgs& args) {
 // `convert`: any dump we read, rewritten as a classic text heapdump (reports/classic_writer.cpp).
 int convert(const ConvertArgs& args) {
     try {
-        LoadedDump dump = load_indexed(args.index, args.dump, args.load, false);
+        std::optional<reports::IndexEntry> keep;
+        LoadedDump dump = load_indexed(args.index, args.dump, args.load, false, keep);
+        GraphKeeper keeper(keep, args.index, false, dump);
         const graph::Column<std::uint64_t> addresses = dump.addresses.addresses();  // every node's is written
         reports::ClassicOutput out{dump.graph, addresses,
                                    dump.info.format_version + ", converted by heapgraph " + HEAPGRAPH_VERSION,
@@ -125,9 +132,12 @@ int diff(const DiffArgs& args) {
                     series.push_back(std::move(*indexed));
                     continue;
                 }
-            LoadedDump dump = load_indexed(args.index, input, args.load, args.quiet);
+            std::optional<reports::IndexEntry> keep;
+            LoadedDump dump = load_indexed(args.index, input, args.load, args.quiet, keep);
+            GraphKeeper keeper(keep, args.index, args.quiet, dump);
             if (!args.quiet) print_warnings(dump.warnings, input + ": ");
-            series.push_back(reports::make_snapshot(analysis::analyse(dump, {.report = false, .holders = true})));
+            series.push_back(reports::make_snapshot(analysis::analyse(
+                dump, {.report = false, .holders = true, .before_changes = [&keeper] { keeper.wait(); }})));
             IndexKeeper index(entry, args.index, args.quiet);
             index.put("snapshot", [&](std::ostream& out) { reports::write_snapshot(series.back(), out); });
             index.commit({.warnings = dump.warnings});

@@ -474,12 +474,14 @@ DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const 
 
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
                                            const ShallowSizes& shallow, const Progress& progress,
-                                           const std::vector<std::function<void()>>& beside) {
+                                           const std::vector<std::function<void()>>& beside,
+                                           const std::function<void()>& before_release) {
     // Returning gigabytes to the OS takes a while; a task does it while this thread goes on
     // (the dominator step uses one core), and the step waits for it before returning.
     tbb::task_group freeing;
     DominatorTree tree = dominators(out, in, roots, shallow, progress, beside, [&](const Csr& csr) {
         Csr& owned = &csr == &out ? out : in;
+        if (before_release) before_release();
         freeing.run([dead = std::make_shared<Csr>(std::move(owned))] { *dead = Csr{}; });
         owned = Csr{};
     });

@@ -26,6 +26,9 @@ struct RetainedOptions {
     // thread is free first, in the order given: the longest first.
     std::vector<std::function<void()>> beside{};
     Progress progress{};  // of the dominator step, in four phases over the nodes
+    // With release_edges: called before the first rows are freed, so that a reader of them
+    // on another thread (the index keeping the graph, cli/indexed.cpp) is done first.
+    std::function<void()> before_release{};
 };
 
 struct Retained;
@@ -58,10 +61,12 @@ struct DominatorTree {
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                                  const ShallowSizes& shallow, const Progress& progress = {},
                                  const std::vector<std::function<void()>>& beside = {});
-// The same, freeing `out` once numbered and `in` once the semidominators are known.
+// The same, freeing `out` once numbered and `in` once the semidominators are known, each
+// after calling `before_release`.
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
                                            const ShallowSizes& shallow, const Progress& progress = {},
-                                           const std::vector<std::function<void()>>& beside = {});
+                                           const std::vector<std::function<void()>>& beside = {},
+                                           const std::function<void()>& before_release = {});
 
 
 struct Retained {

@@ -132,7 +132,7 @@ Retained compute_retained(HeapGraph& graph, const RetainedOptions& options) {
     if (!options.release_edges) return compute_retained(std::as_const(graph), options);
     return retained_with(graph, options, [&](const std::vector<NodeId>& roots) {
         return compute_dominators_releasing(graph.out, graph.in, roots, graph.shallow_bytes, options.progress,
-                                            options.beside);
+                                            options.beside, options.before_release);
     });
 }
 

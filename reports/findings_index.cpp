@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -29,11 +29,11 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kIndexFormat = "heapgraph-index/1";
 constexpr const char* kManifest = "manifest.json";
 
-// An empty write may come with no buffer at all, and zlib's CRC of a null buffer is its
-// initial value, not `crc`.
+// libdeflate's CRC-32 (zlib's values, several times faster: the kept graph is a gigabyte on
+// a 2 GB dump). An empty write may come with no buffer at all: `crc` as it was.
 std::uint32_t crc_of(const char* bytes, std::size_t size, std::uint32_t crc = 0) {
     if (size == 0) return crc;
-    return static_cast<std::uint32_t>(crc32_z(crc, reinterpret_cast<const Bytef*>(bytes), size));
+    return libdeflate_crc32(crc, bytes, size);
 }
 
 std::string hex(std::uint64_t value, int digits) {
