@@ -53,8 +53,11 @@ std::optional<reports::IndexedFacts> open_entry(const reports::IndexEntry& entry
                                                 const std::string& dir, const std::string& dump, bool quiet) {
     std::string why;
     std::optional<reports::IndexedFacts> facts = entry.open(names, why);
-    if (!facts && !why.empty() && !quiet)
-        std::cerr << "heapgraph: index " << dir << ": " << dump << ": " << why << "; analysing the dump again\n";
+    // The reports' entry and the graph's say the same of a changed dump: one line is enough.
+    static std::string said;
+    const std::string line = "heapgraph: index " + dir + ": " + dump + ": " + why + "; analysing the dump again\n";
+    if (!facts && !why.empty() && !quiet && line != said) std::cerr << line;
+    if (!facts && !why.empty()) said = line;
     return facts;
 }
 

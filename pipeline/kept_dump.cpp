@@ -4,6 +4,7 @@
 // holds the tool version), containers as a count and their elements, columns whole.
 #include "kept_dump.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -101,10 +102,13 @@ public:
                 io(key), io(value);
                 map.emplace(std::move(key), std::move(value));
             }
-        } else {
-            for (auto& [key, value] : map) {
-                auto k = key;
-                io(k), io(value);
+        } else {  // in key order: the same graph gives the same file
+            std::vector<typename Map::value_type*> entries;
+            for (auto& entry : map) entries.push_back(&entry);
+            std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->first < b->first; });
+            for (auto* entry : entries) {
+                auto key = entry->first;
+                io(key), io(entry->second);
             }
         }
     }
