@@ -143,6 +143,12 @@ public:
 
     bool next(Entry& entry);           // false at the end of the block
     ObjectId next_ref(const Entry& e);  // call exactly e.ref_count times after next()
+    // Passes over e's references without decoding them (instead of next_ref).
+    void skip_refs(const Entry& e) {
+        for (std::uint32_t r = 0; r < e.ref_count; ++r)
+            while (block_.stream[pos_++] & 0x80) {
+            }
+    }
 
 private:
     std::uint64_t varint();

@@ -6,13 +6,15 @@
 //      classes objects name without a record, in HeapParts::class_keys order; a rootless
 //      format's class loaders are worked out first (arrays take their element's loader);
 //   3. nodes: kind, class and shallow size (or, for HPROF, array length) of every node, and
-//      its out-degree counting only references that resolve (dangling ones are counted);
+//      its out-degree counting every reference (no reference is looked up here);
 //   4. sizes: HPROF's size model (hprof_steps.cpp); the heap's total is held below 2^63;
 //   5. roots: root records mapped to nodes; a thread's locals hang from its thread object
 //      (MAT); with no sticky-class roots, bootstrap classes become roots (MAT). A rootless
 //      format links loaders and classes here and infers its roots after step 6;
 //   6. edges: prefix sum of degrees, then scatter (implicit edges first, docs/heap-graph.md);
 //      edges added by steps 5 (thread locals, loader links) end their rows, in their order;
+//      a reference that does not resolve is counted as dangling and leaves a hole, and one
+//      pass closes the holes when there are any (each reference is looked up once);
 //   7. HPROF: field names per class and the weak edges, for leak-suspect paths.
 #include "heap_builder.h"
 
@@ -52,7 +54,7 @@ void each_entry(const EdgeBlock& block, Visit visit) {
     BlockReader reader(block);
     BlockReader::Entry e;
     while (reader.next(e)) {
-        for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
+        reader.skip_refs(e);
         visit(e);
     }
 }
@@ -267,10 +269,8 @@ private:
         input_.types.assign(n, graph::NodeKind::instance, 0);
         input_.shallow_bytes.assign(n, 0);  // HPROF: array lengths until the size model is known
         out_starts_.assign(n + 1, 0);       // degrees at [v + 1] until the prefix sum
-        std::atomic<std::uint64_t> dangling = 0;
-        blocks_pass("nodes", [&](std::size_t b) { dangling += fill_block_nodes(parts_.blocks[b]); });
+        blocks_pass("nodes", [&](std::size_t b) { fill_block_nodes(parts_.blocks[b]); });
         for (const HeapClass& c : parts_.classes) fill_class_node(c);
-        dangling_ += dangling;
     }
 
     // A size the format gave, else the record's instance size (PHD), else (HPROF) the length
@@ -282,24 +282,15 @@ private:
         return record ? parts_.classes[class_index].instance_bytes : 0;
     }
 
-    std::uint64_t fill_block_nodes(const EdgeBlock& block) {
-        std::uint64_t dangling = 0;
-        BlockReader reader(block);
-        BlockReader::Entry e;
-        while (reader.next(e)) {
+    // A row's room: the class edge and every reference, resolved or not (scatter_block).
+    void fill_block_nodes(const EdgeBlock& block) {
+        each_entry(block, [&](const BlockReader::Entry& e) {
             NodeId v = node_of(e.address);
             const std::uint32_t c = class_of(e);
             input_.types.set(v, node_kind(e.kind), c);
             input_.shallow_bytes.set(v, first_size(e, c));
-            std::uint64_t degree = input_.classes[c].node != kNoNode;
-            for (std::uint32_t r = 0; r < e.ref_count; ++r) {
-                bool found = node_of(reader.next_ref(e)) != kNoNode;
-                degree += found;
-                dangling += !found;
-            }
-            out_starts_[v + 1] = degree;
-        }
-        return dangling;
+            out_starts_[v + 1] = (input_.classes[c].node != kNoNode) + std::uint64_t{e.ref_count};
+        });
     }
 
     // MAT's class edges: its type (java.lang.Class), then the record's references (HPROF:
@@ -405,7 +396,9 @@ private:
         for (const graph::Edge& e : extra_edges_) ++out_starts_[e.from + 1];
         graph::sum_degrees(out_starts_);
         out_.targets.assign(out_starts_.back(), 0);
-        blocks_pass("edges", [&](std::size_t b) { scatter_block(parts_.blocks[b]); });
+        std::atomic<std::uint64_t> dangling = 0;
+        blocks_pass("edges", [&](std::size_t b) { dangling += scatter_block(parts_.blocks[b]); });
+        dangling_ += dangling;
         for (const HeapClass& c : parts_.classes) {
             std::uint64_t at = out_starts_[node_of(c.id)];
             class_edges(c, [&](NodeId to) {
@@ -417,10 +410,14 @@ private:
         for (const graph::Edge& e : extra_edges_) ++count[e.from];
         for (const graph::Edge& e : extra_edges_)
             out_.targets[out_starts_[e.from + 1] - count[e.from] + taken[e.from]++] = e.to;
+        if (dangling) close_holes();
         out_.set_starts(std::move(out_starts_));
     }
 
-    void scatter_block(const EdgeBlock& block) {
+    // Writes each entry's class edge and resolved references at its row's start; the room of
+    // its dangling references is left as holes (kNoNode). Returns how many it left.
+    std::uint64_t scatter_block(const EdgeBlock& block) {
+        std::uint64_t dangling = 0;
         BlockReader reader(block);
         BlockReader::Entry e;
         while (reader.next(e)) {
@@ -428,11 +425,31 @@ private:
             std::uint64_t at = out_starts_[v];
             NodeId class_node = input_.classes[input_.types.class_index(v)].node;
             if (class_node != kNoNode) out_.targets[at++] = class_node;
+            const std::uint64_t end = at + e.ref_count;
             for (std::uint32_t r = 0; r < e.ref_count; ++r) {
                 NodeId to = node_of(reader.next_ref(e));
                 if (to != kNoNode) out_.targets[at++] = to;
             }
+            dangling += end - at;
+            std::fill(out_.targets.begin() + at, out_.targets.begin() + end, kNoNode);
         }
+        return dangling;
+    }
+
+    // Moves every row down over the holes dangling references left, in one pass.
+    void close_holes() {
+        graph::Column<NodeId>& targets = out_.targets;
+        const std::size_t n = out_starts_.size() - 1;
+        std::uint64_t kept = 0;
+        for (std::size_t v = 0; v < n; ++v) {
+            const std::uint64_t first = out_starts_[v], last = out_starts_[v + 1];
+            out_starts_[v] = kept;
+            for (std::uint64_t i = first; i < last; ++i)
+                if (targets[i] != kNoNode) targets[kept++] = targets[i];
+        }
+        out_starts_[n] = kept;
+        targets.resize(kept);
+        targets.shrink_to_fit();
     }
 
     HeapParts& parts_;

@@ -368,7 +368,7 @@ std::vector<graph::Edge> hprof_weak_edges(const BuiltHeap& heap, const HprofPart
         BlockReader reader(blocks[b]);
         BlockReader::Entry e;
         while (reader.next(e)) {
-            for (std::uint32_t r = 0; r < e.ref_count; ++r) reader.next_ref(e);
+            reader.skip_refs(e);
             if (e.kind != ObjectKind::instance || e.class_ordinal == 0 || !referent[e.class_ordinal - 1]) continue;
             std::uint32_t c = e.class_ordinal - 1;
             std::optional<ObjectId> value = read_referent(hprof, e, c, *referent[c]);
