@@ -331,16 +331,27 @@ void inspect_objects(const Findings& f, const DumpValues& values, const Inspecte
 }
 
 std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& f, const DumpValues& values) {
-    std::vector<std::optional<std::uint32_t>> out(f.collections.size());
+    // The object arrays by node (ascending, as their addresses are): a collection's backing
+    // array is then found by its node, without turning each node back into an address (two
+    // searches and a select each: 0.3 s of the values stage on the 2 GB BigHeap dump).
+    struct NodeLength {
+        NodeId node;
+        std::uint32_t length;
+    };
     const auto& arrays = values.object_arrays;
+    std::vector<NodeLength> by_node(arrays.size());
+    tbb::parallel_for(std::size_t{0}, arrays.size(), [&](std::size_t a) {
+        by_node[a] = {f.addresses.node_of(arrays[a].address), arrays[a].length};
+    });
+    std::erase_if(by_node, [](const NodeLength& a) { return a.node == kNoNode; });  // keeps the order
+    std::vector<std::optional<std::uint32_t>> out(f.collections.size());
     tbb::parallel_for(std::size_t{0}, f.collections.size(), [&](std::size_t i) {
         const NodeId backing = f.collections[i].backing.node;
         if (f.collections[i].backing.none) out[i] = 0;
         if (backing == kNoNode) return;
-        const std::uint64_t address = f.addresses[backing];
-        auto it = std::lower_bound(arrays.begin(), arrays.end(), address,
-                                   [](const ArrayLength& a, std::uint64_t x) { return a.address < x; });
-        if (it != arrays.end() && it->address == address) out[i] = it->length;
+        auto it = std::lower_bound(by_node.begin(), by_node.end(), backing,
+                                   [](const NodeLength& a, NodeId v) { return a.node < v; });
+        if (it != by_node.end() && it->node == backing) out[i] = it->length;
     });
     return out;
 }
