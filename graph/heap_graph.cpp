@@ -36,10 +36,12 @@ void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) 
     }
     bases_.assign(blocks, 0);
     narrow_.resize(count_);
-    for (std::size_t v = 0; v < count_; ++v) {
-        if ((v & ((std::size_t{1} << kBlockBits) - 1)) == 0) bases_[v >> kBlockBits] = starts[v];
-        narrow_[v] = static_cast<std::uint32_t>(starts[v] - bases_[v >> kBlockBits]);
-    }
+    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {  // blocks are independent
+        const std::size_t first = b << kBlockBits, last = std::min(count_, (b + 1) << kBlockBits);
+        if (first >= last) return;
+        bases_[b] = starts[first];
+        for (std::size_t v = first; v < last; ++v) narrow_[v] = static_cast<std::uint32_t>(starts[v] - bases_[b]);
+    });
     starts = {}, starts_ = {};
 }
 
