@@ -17,6 +17,7 @@
 
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <bit>
@@ -115,16 +116,54 @@ private:
 
     std::uint64_t file_position(const Member& m) const { return values_.arrays[m.array].data_offset + m.from; }
 
-    // Whether each member differs from the first of its run in file order. One sweep over
-    // the file, in the order the contents lie in it: the first of a run is copied (up to
-    // 1 MiB; a larger one is read again where it lies), the others are compared with it, and
-    // the pages behind the sweep are released as the loader releases them, so the sweep
-    // costs the memory of the copies, not of the file.
+    struct Visit {
+        std::uint64_t position;
+        std::uint32_t member, run;
+    };
+    // A sweep over a slice of the visits, in file order: the first member of each run in the
+    // slice, and its contents copied (up to 1 MiB; a larger one is read again where it lies).
+    struct Sweep {
+        std::vector<std::int64_t> first;  // -1: the run has no member in the slice
+        std::vector<std::string> copies;
+    };
+    static constexpr std::uint64_t kCopyLimit = 1u << 20;
+
+    Bytes first_contents(const Sweep& s, std::uint32_t run, const Members& members) const {
+        const Member& m = members[static_cast<std::size_t>(s.first[run])];
+        if (m.bytes > kCopyLimit) return contents(m);
+        return {reinterpret_cast<const std::uint8_t*>(s.copies[run].data()), s.copies[run].size()};
+    }
+
+    // Marks each member of `visits` that differs from its run's first member in the slice.
+    // The pages behind the sweep are released as the loader releases them, so a sweep costs
+    // the memory of its copies, not of the file.
+    void sweep(std::span<const Visit> visits, const Members& members, Sweep& s, std::vector<std::uint8_t>& differs) const {
+        constexpr std::uint64_t kReleaseStep = 64u << 20;
+        const Bytes file = values_.source->file;
+        std::uint64_t released = visits.empty() ? 0 : visits.front().position;
+        for (const Visit& v : visits) {
+            Bytes here = contents(members[v.member]);
+            if (s.first[v.run] < 0) {
+                s.first[v.run] = v.member;
+                if (here.size() <= kCopyLimit) s.copies[v.run].assign(reinterpret_cast<const char*>(here.data()), here.size());
+            } else {
+                Bytes kept = first_contents(s, v.run, members);
+                differs[v.member] = kept.size() != here.size() || std::memcmp(kept.data(), here.data(), here.size()) != 0;
+            }
+            if (values_.source->release_pages && v.position > released + kReleaseStep) {
+                release_pages(file.subspan(released, v.position - released));
+                released = v.position;
+            }
+        }
+    }
+
+    // Whether each member differs from the first of its run in file order: the visits in file
+    // order, cut into a slice per core, each swept on its own. A run's first in a later slice
+    // is then compared with its first in the earliest slice that has one; where they differ,
+    // every member of the run in the later slice is marked. That marks more than a single
+    // sweep would only in runs that hold two contents, which are split by contents anyway:
+    // the groups are the same for any number of slices.
     std::vector<std::uint8_t> check_in_file_order(const Members& members) const {
-        struct Visit {
-            std::uint64_t position;
-            std::uint32_t member, run;
-        };
         std::vector<Visit> order;
         std::uint32_t runs = 0;
         for_each_run(members, [&](std::size_t begin, std::size_t end) {
@@ -135,27 +174,30 @@ private:
         tbb::parallel_sort(order.begin(), order.end(), [](const Visit& a, const Visit& b) {
             return a.position != b.position ? a.position < b.position : a.member < b.member;
         });
-        constexpr std::uint64_t kCopyLimit = 1u << 20, kReleaseStep = 64u << 20;
-        std::vector<std::string> copies(runs);
-        std::vector<std::int64_t> first(runs, -1);
+        const std::size_t slices = std::clamp<std::size_t>(tbb::this_task_arena::max_concurrency(), 1, 8);
+        auto slice = [&](std::size_t k) {
+            return std::span<const Visit>(order).subspan(k * order.size() / slices,
+                                                         (k + 1) * order.size() / slices - k * order.size() / slices);
+        };
         std::vector<std::uint8_t> differs(members.size(), 0);
-        const Bytes file = values_.source->file;
-        std::uint64_t released = 0;
-        for (const Visit& v : order) {
-            Bytes here = contents(members[v.member]);
-            if (first[v.run] < 0) {
-                first[v.run] = v.member;
-                if (here.size() <= kCopyLimit) copies[v.run].assign(reinterpret_cast<const char*>(here.data()), here.size());
-            } else {
-                Bytes kept = here.size() <= kCopyLimit
-                                 ? Bytes(reinterpret_cast<const std::uint8_t*>(copies[v.run].data()), copies[v.run].size())
-                                 : contents(members[static_cast<std::size_t>(first[v.run])]);
-                differs[v.member] = kept.size() != here.size() || std::memcmp(kept.data(), here.data(), here.size()) != 0;
+        std::vector<Sweep> sweeps(slices);
+        tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t k) {
+            sweeps[k].first.assign(runs, -1);
+            sweeps[k].copies.resize(runs);
+            sweep(slice(k), members, sweeps[k], differs);
+        });
+        std::vector<std::uint8_t> apart(runs);
+        for (std::size_t k = 1; k < slices; ++k) {
+            std::fill(apart.begin(), apart.end(), 0);
+            for (std::uint32_t r = 0; r < runs; ++r) {
+                if (sweeps[k].first[r] < 0) continue;
+                std::size_t j = 0;
+                while (j < k && sweeps[j].first[r] < 0) ++j;
+                if (j == k) continue;
+                Bytes a = first_contents(sweeps[j], r, members), b = first_contents(sweeps[k], r, members);
+                apart[r] = a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size()) != 0;
             }
-            if (values_.source->release_pages && v.position > released + kReleaseStep) {
-                release_pages(file.subspan(released, v.position - released));
-                released = v.position;
-            }
+            for (const Visit& v : slice(k)) differs[v.member] |= apart[v.run];
         }
         return differs;
     }

@@ -129,6 +129,66 @@ TEST_CASE("equal hashes with different contents never join a group") {
 
 namespace {
 
+// Duplicate arrays of byte[4] arrays whose first bytes are `contents` (each array four
+// equal bytes, one hash for all), found inside an arena of `threads`.
+analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& contents, int threads) {
+    const std::uint64_t n = contents.size();
+    std::vector<std::uint8_t> file;
+    for (std::uint8_t c : contents) file.insert(file.end(), {c, c, c, c});
+    auto source = std::make_shared<DumpSource>();
+    source->file = Bytes(file.data(), file.size());
+    source->id_size = 8;
+    DumpValues values;
+    values.available = true;
+    values.source = source;
+    std::vector<std::uint64_t> addresses;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        addresses.push_back(0x100 + 0x10 * i);
+        values.arrays.push_back({addresses.back(), 4 * i, 4, static_cast<std::uint8_t>(BasicType::byte), 42});
+    }
+    graph::HeapInput in;
+    in.classes = {{"byte[]", graph::kNoNode, graph::kNoNode}};
+    in.types.assign(n, graph::NodeKind::primitive_array, 0);
+    in.shallow_bytes.assign(n, 24);
+    graph::HeapGraph g = graph::build_heap_graph(std::move(in));
+    const AddressIndex index = AddressIndex::of(addresses);
+    graph::NodeBits counted(n);
+    for (graph::NodeId v = 0; v < n; ++v) counted.set(v);
+    analysis::ContentFindings out;
+    tbb::task_arena(threads).execute([&] { analysis::find_duplicates(g, counted, index, values, 10, out); });
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("equal hashes with different contents across the sweep's slices: the same groups at any thread count") {
+    // The sweep in file order is cut into a slice per thread. Each slice alone sees one
+    // content in the first layout (A then B, the cut between them at two threads); the
+    // second mixes them within slices too.
+    std::vector<std::uint8_t> halves(40, 1), mixed(40, 1);
+    std::fill(halves.begin() + 20, halves.end(), 2);
+    std::fill(mixed.begin() + 10, mixed.begin() + 25, 2);
+    mixed.back() = 3;
+    for (int threads : {1, 2, 3, 8}) {
+        CAPTURE(threads);
+        analysis::ContentFindings out = arrays_grouped(halves, threads);
+        REQUIRE(out.duplicate_arrays.size() == 2);
+        CHECK(out.duplicate_arrays[0].count == 20);
+        CHECK(out.duplicate_arrays[1].count == 20);
+        CHECK(out.duplicate_arrays[0].first_elements != out.duplicate_arrays[1].first_elements);
+        out = arrays_grouped(mixed, threads);
+        REQUIRE(out.duplicate_arrays.size() == 2);
+        CHECK(out.duplicate_arrays[0].count == 24);  // A: 10 + 14
+        CHECK(out.duplicate_arrays[0].wasted_bytes == 23 * 24);
+        CHECK(out.duplicate_arrays[0].first_elements == "[1, 1, 1, 1]");
+        CHECK(out.duplicate_arrays[1].count == 15);  // B
+        CHECK(out.duplicate_arrays[1].first_elements == "[2, 2, 2, 2]");
+        CHECK(out.array_groups == 2);
+    }
+}
+
+namespace {
+
 struct JcmdFrame {
     std::string class_name, method;
     std::int32_t line = 0;  // 0: none (native)
