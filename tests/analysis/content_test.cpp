@@ -100,41 +100,12 @@ TEST_CASE("formats without values give empty content sections and a values_unava
     CHECK(w != f.warnings.end());
 }
 
-TEST_CASE("equal hashes with different contents never join a group") {
-    // Three byte[4] arrays in a made-up file: two equal, one different, all given one hash.
-    std::vector<std::uint8_t> file = {1, 2, 3, 4, 1, 2, 3, 4, 9, 9, 9, 9};
-    auto source = std::make_shared<DumpSource>();
-    source->file = Bytes(file.data(), file.size());
-    source->id_size = 8;
-    DumpValues values;
-    values.available = true;
-    values.source = source;
-    for (std::uint64_t i = 0; i < 3; ++i)
-        values.arrays.push_back({0x100 + 0x10 * i, 4 * i, 4, static_cast<std::uint8_t>(BasicType::byte), 42});
-    graph::HeapInput in;
-    in.classes = {{"byte[]", graph::kNoNode, graph::kNoNode}};
-    in.types.assign(3, graph::NodeKind::primitive_array, 0);
-    in.shallow_bytes.assign(3, 24);
-    graph::HeapGraph g = graph::build_heap_graph(std::move(in));
-    const AddressIndex addresses = AddressIndex::of(std::vector<std::uint64_t>{0x100, 0x110, 0x120});
-    graph::NodeBits counted(3);
-    for (graph::NodeId v = 0; v < 3; ++v) counted.set(v);
-    analysis::ContentFindings out;
-    analysis::find_duplicates(g, counted, addresses, values, 10, out);
-    REQUIRE(out.duplicate_arrays.size() == 1);
-    CHECK(out.duplicate_arrays[0].count == 2);
-    CHECK(out.duplicate_arrays[0].wasted_bytes == 24);
-    CHECK(out.duplicate_arrays[0].first_elements == "[1, 2, 3, 4]");
-}
-
 namespace {
 
-// Duplicate arrays of byte[4] arrays whose first bytes are `contents` (each array four
-// equal bytes, one hash for all), found inside an arena of `threads`.
-analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& contents, int threads) {
-    const std::uint64_t n = contents.size();
-    std::vector<std::uint8_t> file;
-    for (std::uint8_t c : contents) file.insert(file.end(), {c, c, c, c});
+// Duplicate arrays among byte[4] arrays laid end to end in a made-up `file`, all given one
+// hash, found inside an arena of `threads`.
+analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& file, int threads) {
+    const std::uint64_t n = file.size() / 4;
     auto source = std::make_shared<DumpSource>();
     source->file = Bytes(file.data(), file.size());
     source->id_size = 8;
@@ -159,7 +130,23 @@ analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& conten
     return out;
 }
 
+// Arrays of four equal bytes, `contents[i]` the i-th array's.
+std::vector<std::uint8_t> arrays_of(const std::vector<std::uint8_t>& contents) {
+    std::vector<std::uint8_t> file;
+    for (std::uint8_t c : contents) file.insert(file.end(), {c, c, c, c});
+    return file;
+}
+
 }  // namespace
+
+TEST_CASE("equal hashes with different contents never join a group") {
+    // Three byte[4] arrays: two equal, one different.
+    analysis::ContentFindings out = arrays_grouped({1, 2, 3, 4, 1, 2, 3, 4, 9, 9, 9, 9}, 1);
+    REQUIRE(out.duplicate_arrays.size() == 1);
+    CHECK(out.duplicate_arrays[0].count == 2);
+    CHECK(out.duplicate_arrays[0].wasted_bytes == 24);
+    CHECK(out.duplicate_arrays[0].first_elements == "[1, 2, 3, 4]");
+}
 
 TEST_CASE("equal hashes with different contents across the sweep's slices: the same groups at any thread count") {
     // The sweep in file order is cut into a slice per thread. Each slice alone sees one
@@ -171,12 +158,12 @@ TEST_CASE("equal hashes with different contents across the sweep's slices: the s
     mixed.back() = 3;
     for (int threads : {1, 2, 3, 8}) {
         CAPTURE(threads);
-        analysis::ContentFindings out = arrays_grouped(halves, threads);
+        analysis::ContentFindings out = arrays_grouped(arrays_of(halves), threads);
         REQUIRE(out.duplicate_arrays.size() == 2);
         CHECK(out.duplicate_arrays[0].count == 20);
         CHECK(out.duplicate_arrays[1].count == 20);
         CHECK(out.duplicate_arrays[0].first_elements != out.duplicate_arrays[1].first_elements);
-        out = arrays_grouped(mixed, threads);
+        out = arrays_grouped(arrays_of(mixed), threads);
         REQUIRE(out.duplicate_arrays.size() == 2);
         CHECK(out.duplicate_arrays[0].count == 24);  // A: 10 + 14
         CHECK(out.duplicate_arrays[0].wasted_bytes == 23 * 24);
