@@ -135,10 +135,10 @@ private:
     }
 
     // Marks each member of `visits` that differs from its run's first member in the slice.
-    // The pages behind the sweep are released as the loader releases them, so a sweep costs
-    // the memory of its copies, not of the file.
-    void sweep(std::span<const Visit> visits, const Members& members, Sweep& s, std::vector<std::uint8_t>& differs) const {
-        constexpr std::uint64_t kReleaseStep = 64u << 20;
+    // The pages behind the sweep are released every `release_step` bytes, as the loader
+    // releases them, so a sweep costs the memory of its copies, not of the file.
+    void sweep(std::span<const Visit> visits, const Members& members, Sweep& s, std::vector<std::uint8_t>& differs,
+               std::uint64_t release_step) const {
         const Bytes file = values_.source->file;
         std::uint64_t released = visits.empty() ? 0 : visits.front().position;
         for (const Visit& v : visits) {
@@ -150,7 +150,7 @@ private:
                 Bytes kept = first_contents(s, v.run, members);
                 differs[v.member] = kept.size() != here.size() || std::memcmp(kept.data(), here.data(), here.size()) != 0;
             }
-            if (values_.source->release_pages && v.position > released + kReleaseStep) {
+            if (values_.source->release_pages && v.position > released + release_step) {
                 release_pages(file.subspan(released, v.position - released));
                 released = v.position;
             }
@@ -184,7 +184,7 @@ private:
         tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t k) {
             sweeps[k].first.assign(runs, -1);
             sweeps[k].copies.resize(runs);
-            sweep(slice(k), members, sweeps[k], differs);
+            sweep(slice(k), members, sweeps[k], differs, (64u << 20) / slices);  // 64 MB of the file at most in all
         });
         std::vector<std::uint8_t> apart(runs);
         for (std::size_t k = 1; k < slices; ++k) {
