@@ -46,7 +46,7 @@ public:
     GraphKeeper(const GraphKeeper&) = delete;
     GraphKeeper& operator=(const GraphKeeper&) = delete;
     void wait();
-    // The --timings line: the seconds the command waited for it, the writing's own in the note.
+    // The --timings line: the writing's seconds and those the command waited, in its note.
     std::optional<StageTiming> timing() const;
 
 private:
