@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -201,7 +202,13 @@ void IndexKeeper::commit(const reports::IndexedFacts& facts) {
 }
 
 void IndexKeeper::drop(const std::exception& e) {
-    if (!quiet_) std::cerr << "heapgraph: warning: index " << dir_ << " not updated: " << e.what() << "\n";
+    // One warning per index: the graph's keeper (on a thread of its own) and the reports'
+    // fail alike when the directory cannot be written.
+    static std::mutex mutex;
+    static std::set<std::string> warned;
+    std::lock_guard lock(mutex);
+    if (!quiet_ && warned.insert(dir_).second)
+        std::cerr << "heapgraph: warning: index " << dir_ << " not updated: " << e.what() << "\n";
     entry_.reset();
 }
 
