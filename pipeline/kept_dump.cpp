@@ -65,13 +65,18 @@ public:
         if constexpr (Reading) text.resize(n);
         raw(text.data(), n);
     }
+    // Elements of a struct type are read one by one, so that a count past what the file holds
+    // fails when the bytes run out, before memory in proportion to the count is taken.
     template <typename T>
     void io(std::vector<T>& values) {
         std::uint64_t n = values.size();
         count(n, bulk<T>() ? sizeof(T) : 1);
-        if constexpr (Reading) values.resize(n);
         if constexpr (bulk<T>()) {
+            if constexpr (Reading) values.resize(n);
             raw(values.data(), n * sizeof(T));
+        } else if constexpr (Reading) {
+            values.clear();
+            for (std::uint64_t i = 0; i < n; ++i) io(values.emplace_back());
         } else {
             for (T& value : values) io(value);
         }
