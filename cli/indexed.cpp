@@ -51,9 +51,10 @@ std::string read_text(const std::string& path) {
 
 // The entry's facts for `names`, or nullopt, with a line when an entry was there but failed.
 std::optional<reports::IndexedFacts> open_entry(const reports::IndexEntry& entry, const std::vector<std::string>& names,
-                                                const std::string& dir, const std::string& dump, bool quiet) {
+                                                const std::string& dir, const std::string& dump, bool quiet,
+                                                bool read_crcs = true) {
     std::string why;
-    std::optional<reports::IndexedFacts> facts = entry.open(names, why);
+    std::optional<reports::IndexedFacts> facts = entry.open(names, why, read_crcs);
     // The reports' entry and the graph's say the same of a changed dump: one line is enough.
     static std::string said;
     const std::string line = "heapgraph: index " + dir + ": " + dump + ": " + why + "; analysing the dump again\n";
@@ -119,15 +120,18 @@ LoadedDump load_indexed(const std::string& dir, const std::string& dump, const L
     std::vector<StageTiming> timings;
     StageClock clock(timings);  // draws nothing: a run that finds no graph kept has no such stage
     clock.start("reopen");
-    if (open_entry(*keep, {"graph"}, dir, dump, quiet)) try {
-            LoadedDump reopened = reopen_dump(keep->file("graph"), dump, load);
+    // The graph's size is checked here, its CRC-32 while it is read (it is read once).
+    if (auto facts = open_entry(*keep, {"graph"}, dir, dump, quiet, false)) try {
+            LoadedDump reopened = reopen_dump(keep->file("graph"), dump, load, facts->files.at("graph").crc32);
             clock.note("graph reopened from " + keep->directory());
             clock.stop();
             reopened.timings = std::move(timings);
             keep.reset();
             return reopened;
         } catch (const KeptDumpError& e) {
-            if (!quiet) std::cerr << "heapgraph: index " << dir << ": " << dump << ": " << e.what() << "; analysing the dump again\n";
+            if (!quiet)
+                std::cerr << "heapgraph: index " << dir << ": " << dump << ": "
+                          << (e.damaged ? reports::damaged_file("graph") : std::string(e.what())) << "; analysing the dump again\n";
         }
     return load_dump(dump, load);
 }

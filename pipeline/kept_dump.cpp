@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <libdeflate.h>
+
 #include "edge_names.h"
 
 namespace heapgraph {
@@ -36,12 +38,20 @@ public:
             stream_.read(static_cast<char*>(bytes), static_cast<std::streamsize>(n));
             check(static_cast<std::size_t>(stream_.gcount()) == n, "the file cannot be read");
             left_ -= n;
+            if (n) crc_ = libdeflate_crc32(crc_, bytes, n);  // a null buffer would restart it
         } else {
             stream_.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
         }
     }
     void check(bool holds, const char* what) const {
         if (!holds) throw KeptDumpError(name_ + ": " + what + " is not as kept");
+    }
+    // Reading: the CRC-32 of the bytes read so far, or of the whole file once the rest is read.
+    std::uint32_t crc() const { return crc_; }
+    std::uint32_t crc_to_end() {
+        std::vector<char> buffer(1 << 20);
+        while (left_ > 0 && stream_) raw(buffer.data(), std::min<std::uint64_t>(left_, buffer.size()));
+        return crc_;
     }
 
     template <typename T>
@@ -133,6 +143,7 @@ private:
     Stream& stream_;
     std::uint64_t left_;
     std::string name_;
+    std::uint32_t crc_ = 0;
 };
 
 template <typename A>
@@ -265,19 +276,27 @@ void keep_dump(const LoadedDump& dump, std::ostream& out) {
     archive.io(const_cast<LoadedDump&>(dump));  // the writing archive only reads it
 }
 
-LoadedDump reopen_dump(const std::string& kept, const std::string& path, const LoadOptions& options) {
+LoadedDump reopen_dump(const std::string& kept, const std::string& path, const LoadOptions& options,
+                       std::optional<std::uint32_t> crc32) {
     std::ifstream in(kept, std::ios::binary | std::ios::ate);
     if (!in) throw KeptDumpError(kept + ": cannot be read");
     const auto bytes = static_cast<std::uint64_t>(in.tellg());
     in.seekg(0);
     Archive<true> archive(in, bytes, kept);
-    char magic[sizeof kMagic - 1] = {};
-    archive.raw(magic, sizeof magic);
-    archive.check(std::equal(magic, magic + sizeof magic, kMagic), "the header");
+    const KeptDumpError damaged(kept + ": its CRC-32 differs from the one kept with it", true);
     LoadedDump dump;
-    archive.io(dump);
-    archive.check(in.peek() == std::ifstream::traits_type::eof(), "the end");
-    check_graph(archive, dump);
+    try {
+        char magic[sizeof kMagic - 1] = {};
+        archive.raw(magic, sizeof magic);
+        archive.check(std::equal(magic, magic + sizeof magic, kMagic), "the header");
+        archive.io(dump);
+        archive.check(in.peek() == std::ifstream::traits_type::eof(), "the end");
+        check_graph(archive, dump);
+    } catch (const KeptDumpError&) {  // a file not as written says so, whatever broke first
+        if (crc32 && archive.crc_to_end() != *crc32) throw damaged;
+        throw;
+    }
+    if (crc32 && archive.crc() != *crc32) throw damaged;
     if (dump.source) attach_dump_bytes(dump, path, options);
     return dump;
 }

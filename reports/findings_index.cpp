@@ -42,17 +42,13 @@ std::string hex(std::uint64_t value, int digits) {
     return text;
 }
 
-struct FileSum {
-    std::uint64_t bytes = 0;
-    std::uint32_t crc = 0;
-};
 
 // Passes what is written on to `out`, keeping its size and CRC-32: the manifest's figures
 // come with the write, not from reading the file back.
 class SummingBuffer : public std::streambuf {
 public:
     explicit SummingBuffer(std::streambuf* out) : out_(out) {}
-    FileSum sum;
+    IndexedFile sum;
 
 protected:
     int_type overflow(int_type c) override {
@@ -62,7 +58,7 @@ protected:
     }
     std::streamsize xsputn(const char* bytes, std::streamsize n) override {
         const std::streamsize put = out_->sputn(bytes, n);
-        sum.crc = crc_of(bytes, static_cast<std::size_t>(put), sum.crc);
+        sum.crc32 = crc_of(bytes, static_cast<std::size_t>(put), sum.crc32);
         sum.bytes += static_cast<std::uint64_t>(put);
         return put;
     }
@@ -72,15 +68,15 @@ private:
 };
 
 // Size and CRC-32 of a whole file, streamed; nullopt when it cannot be read.
-std::optional<FileSum> sum_of(const std::string& path) {
+std::optional<IndexedFile> sum_of(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;
     std::vector<char> buffer(1 << 20);
-    FileSum sum;
+    IndexedFile sum;
     while (in) {
         in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
         const auto n = static_cast<std::size_t>(in.gcount());
-        sum.crc = crc_of(buffer.data(), n, sum.crc);
+        sum.crc32 = crc_of(buffer.data(), n, sum.crc32);
         sum.bytes += n;
     }
     if (in.bad()) return std::nullopt;
@@ -105,20 +101,35 @@ IndexedFacts facts_from(const Json& in) {
     return facts;
 }
 
-// Why the manifest's files do not hold for `names`, or "" when every one is there, whole.
-std::string check_files(const std::string& slot, const Json& files, const std::vector<std::string>& names) {
+std::map<std::string, IndexedFile> files_from(const Json& files) {
+    std::map<std::string, IndexedFile> out;
+    for (const auto& [name, file] : files.items())
+        out[name] = {file.at("bytes").get<std::uint64_t>(), file.at("crc32").get<std::uint32_t>()};
+    return out;
+}
+
+// Why the manifest's files do not hold for `names`, or "" when every one is there, whole
+// (without `read_crcs`: of the size the manifest gives).
+std::string check_files(const std::string& slot, const std::map<std::string, IndexedFile>& files,
+                        const std::vector<std::string>& names, bool read_crcs) {
     for (const std::string& name : names) {
-        if (!files.contains(name)) return "it holds no " + name;
-        const std::optional<FileSum> sum = sum_of(slot + "/" + name);
+        auto kept = files.find(name);
+        if (kept == files.end()) return "it holds no " + name;
+        std::error_code error;
+        const std::uint64_t size = std::filesystem::file_size(slot + "/" + name, error);
+        if (error) return name + " is missing";
+        const std::optional<IndexedFile> sum = read_crcs ? sum_of(slot + "/" + name) : IndexedFile{size, kept->second.crc32};
         if (!sum) return name + " is missing";
-        if (sum->bytes != files[name].at("bytes").get<std::uint64_t>() ||
-            sum->crc != files[name].at("crc32").get<std::uint32_t>())
-            return name + " is damaged (size or CRC-32 differs from the manifest)";
+        if (sum->bytes != kept->second.bytes || sum->crc32 != kept->second.crc32) return damaged_file(name);
     }
     return "";
 }
 
 }  // namespace
+
+std::string damaged_file(const std::string& name) {
+    return name + " is damaged (size or CRC-32 differs from the manifest)";
+}
 
 std::string dump_fingerprint(const std::string& path) {
     // Opened as a dump is (a FIFO must not hang here); what cannot be, loading then names.
@@ -154,7 +165,8 @@ IndexEntry::IndexEntry(const std::string& dir, std::string slot_key, std::string
 
 std::string IndexEntry::file(const std::string& name) const { return slot_ + "/" + name; }
 
-std::optional<IndexedFacts> IndexEntry::open(const std::vector<std::string>& names, std::string& why) const {
+std::optional<IndexedFacts> IndexEntry::open(const std::vector<std::string>& names, std::string& why,
+                                             bool read_crcs) const {
     std::ifstream in(file(kManifest), std::ios::binary);
     if (!in) {
         why.clear();  // no entry yet: nothing to say
@@ -170,9 +182,12 @@ std::optional<IndexedFacts> IndexEntry::open(const std::vector<std::string>& nam
             why = "the dump changed since it was indexed";
             return std::nullopt;
         }
-        why = check_files(slot_, manifest.at("files"), names);
+        std::map<std::string, IndexedFile> files = files_from(manifest.at("files"));
+        why = check_files(slot_, files, names, read_crcs);
         if (!why.empty()) return std::nullopt;
-        return facts_from(manifest.at("facts"));
+        IndexedFacts facts = facts_from(manifest.at("facts"));
+        facts.files = std::move(files);
+        return facts;
     } catch (const Json::exception&) {
         why = "its manifest is damaged";
         return std::nullopt;
@@ -185,7 +200,7 @@ void IndexEntry::begin() const {
 }
 
 void IndexEntry::write(const std::string& name, const std::function<void(std::ostream&)>& write) {
-    FileSum sum;
+    IndexedFile sum;
     write_atomically(file(name), [&](std::ostream& out) {
         SummingBuffer summing(out.rdbuf());
         std::ostream through(&summing);
@@ -193,12 +208,12 @@ void IndexEntry::write(const std::string& name, const std::function<void(std::os
         if (!through) out.setstate(std::ios::badbit);
         sum = summing.sum;
     });
-    written_.push_back({name, sum.bytes, sum.crc});
+    written_.emplace_back(name, sum);
 }
 
 void IndexEntry::commit(const IndexedFacts& facts) const {
     Json files = Json::object();
-    for (const Written& w : written_) files[w.name] = {{"bytes", w.bytes}, {"crc32", w.crc32}};
+    for (const auto& [name, sum] : written_) files[name] = {{"bytes", sum.bytes}, {"crc32", sum.crc32}};
     const Json manifest = {{"format", kIndexFormat}, {"key", key_}, {"fingerprint", fingerprint_},
                            {"files", files}, {"facts", facts_json(facts)}};
     write_atomically(file(kManifest), [&](std::ostream& out) { out << manifest.dump(2) << "\n"; });

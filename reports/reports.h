@@ -159,11 +159,17 @@ struct IndexedSuspect {
     std::string what;  // as the --fail-on-suspect line names it
     std::uint64_t retained_bytes = 0;
 };
+// A kept file's size and CRC-32, as the manifest records them.
+struct IndexedFile {
+    std::uint64_t bytes = 0;
+    std::uint32_t crc32 = 0;
+};
 // What an entry keeps beside its files: what a run prints and gates on.
 struct IndexedFacts {
     std::vector<Warning> warnings{};  // the load's, as printed
     std::uint64_t reachable_bytes = 0;
     std::vector<IndexedSuspect> suspects{};  // in report order
+    std::map<std::string, IndexedFile> files{};  // open(): as the manifest records them, by name
 };
 
 // One entry of an index directory: the reports of one dump (by path) analysed with one set
@@ -178,8 +184,10 @@ public:
     const std::string& directory() const { return slot_; }
     // The facts when the entry is for this key and fingerprint and holds every file named,
     // each intact; otherwise nullopt, with `why` saying what was missing, changed or damaged
-    // ("" when there was no entry at all).
-    std::optional<IndexedFacts> open(const std::vector<std::string>& names, std::string& why) const;
+    // ("" when there was no entry at all). With `read_crcs` false only the files' sizes are
+    // checked: a reader that reads a file whole checks its CRC-32 (facts.files) as it goes,
+    // instead of the file being read twice.
+    std::optional<IndexedFacts> open(const std::vector<std::string>& names, std::string& why, bool read_crcs = true) const;
     // Makes the entry's directory and removes its manifest: no entry until commit().
     void begin() const;
     // Writes the file `name` atomically (throws naming the path on failure).
@@ -189,13 +197,11 @@ public:
 
 private:
     std::string slot_, key_, fingerprint_;
-    struct Written {
-        std::string name;
-        std::uint64_t bytes = 0;
-        std::uint32_t crc32 = 0;
-    };
-    std::vector<Written> written_;  // by write(), for the manifest
+    std::vector<std::pair<std::string, IndexedFile>> written_;  // by write(), for the manifest
 };
+// "NAME is damaged (size or CRC-32 differs from the manifest)": what open() says of a file
+// that is not as kept, and what a reader that checks the CRC-32 itself says.
+std::string damaged_file(const std::string& name);
 // Writes a file of an entry (checked by IndexEntry::open) to `out`.
 void copy_indexed(const std::string& path, std::ostream& out);
 

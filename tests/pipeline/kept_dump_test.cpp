@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <zlib.h>
+
 #include "analysis.h"
 #include "kept_dump.h"
 #include "reports.h"
@@ -80,6 +82,28 @@ TEST_CASE("kept dump: cut anywhere, or with a byte changed, it is a KeptDumpErro
     }
     CHECK(errors > 0);
     CHECK(opened > 0);  // a changed value inside a column passes: the index's CRC-32 is what finds it
+}
+
+TEST_CASE("kept dump: given the CRC-32 kept with it, any changed byte is reported as damage") {
+    heapgraph::LoadOptions options;
+    const std::string dump = data_path("samples/leakdemo.hprof");
+    heapgraph::LoadedDump loaded = heapgraph::load_dump(dump, options);
+    const std::string bytes = kept_bytes(loaded);
+    const auto crc = static_cast<std::uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()));
+    heapgraph::LoadedDump whole = heapgraph::reopen_dump(write_file("kept-whole", bytes), dump, options, crc);
+    CHECK(report_of(whole) == report_of(loaded));
+    for (std::size_t at = 0; at < bytes.size(); at += bytes.size() / 37) {
+        CAPTURE(at);
+        std::string changed = bytes;
+        changed[at] = static_cast<char>(changed[at] ^ 0x5a);
+        bool damaged = false;
+        try {
+            heapgraph::reopen_dump(write_file("kept-crc", changed), dump, options, crc);
+        } catch (const heapgraph::KeptDumpError& e) {
+            damaged = e.damaged;
+        }
+        CHECK(damaged);
+    }
 }
 
 TEST_CASE("kept dump: a kept HPROF whose dump has since changed size is refused") {
