@@ -113,6 +113,9 @@ std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const
     return snapshot;
 }
 
+namespace {
+
+// IndexedDump's load: `keep` is set to the graph's entry, and reset when it is reopened.
 LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet,
                         std::optional<reports::IndexEntry>& keep) {
     keep = entry_for(dir, dump, load, {{"kept", "graph"}});
@@ -135,6 +138,11 @@ LoadedDump load_indexed(const std::string& dir, const std::string& dump, const L
         }
     return load_dump(dump, load);
 }
+
+}  // namespace
+
+IndexedDump::IndexedDump(const std::string& dir, const std::string& path, const LoadOptions& load, bool quiet)
+    : dump(load_indexed(dir, path, load, quiet, keep)), keeper(keep, dir, quiet, dump) {}
 
 GraphKeeper::GraphKeeper(const std::optional<reports::IndexEntry>& entry, const std::string& dir, bool quiet,
                          const LoadedDump& dump) {

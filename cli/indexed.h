@@ -29,13 +29,6 @@ std::optional<int> analyze_from_index(const AnalyzeArgs& args, const reports::In
 std::optional<reports::Snapshot> snapshot_from_index(const DiffArgs& args, const reports::IndexEntry& entry,
                                                      const std::string& dump);
 
-// The dump `dump` loaded: with an index DIR, from the entry that keeps its graph when that
-// holds (stage "reopen"), else from the dump, with `keep` set to the entry its graph is to go
-// into (GraphKeeper); a damaged or stale entry is a line on stderr and a fresh load.
-// Without DIR, load_dump.
-LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet,
-                        std::optional<reports::IndexEntry>& keep);
-
 // Keeps a freshly loaded dump's graph in the index entry `entry` (when set) on a thread of its
 // own, beside what the command does with the dump, which must not change the dump until
 // wait() returns (the analysis's before_changes). A failure to write is a warning.
@@ -54,6 +47,21 @@ private:
     std::mutex mutex_;
     double write_seconds_ = 0, waited_seconds_ = 0;
     std::string note_;
+};
+
+// A dump loaded for a command that may have an index DIR: from the entry that keeps its graph
+// when that holds (stage "reopen"), else from the dump, its graph then kept in the entry by
+// `keeper` beside what the command does with it (a damaged or stale entry is a line on
+// stderr and a fresh load). Without DIR, load_dump. Not movable: the keeper reads `dump`
+// where it lies.
+struct IndexedDump {
+    IndexedDump(const std::string& dir, const std::string& path, const LoadOptions& load, bool quiet);
+    IndexedDump(const IndexedDump&) = delete;
+    IndexedDump& operator=(const IndexedDump&) = delete;
+
+    std::optional<reports::IndexEntry> keep;  // the entry the graph goes into; unset when reopened
+    LoadedDump dump;
+    GraphKeeper keeper;
 };
 
 // Keeps a fresh run's files in an entry. A failure to write the index is a warning: the

@@ -75,10 +75,11 @@ int analyze(const AnalyzeArgs& args) {
     const std::optional<reports::IndexEntry> entry = analyze_entry(args);
     if (entry)
         if (std::optional<int> code = analyze_from_index(args, *entry)) return *code;
+    IndexedDump* loaded = nullptr;  // never freed (never_freed): its graph is written before the exit
     try {
-        std::optional<reports::IndexEntry> keep;
-        auto& dump = never_freed(new LoadedDump(load_indexed(args.index, args.dump, load, args.quiet, keep)));
-        GraphKeeper keeper(keep, args.index, args.quiet, dump);
+        loaded = &never_freed(new IndexedDump(args.index, args.dump, load, args.quiet));
+        LoadedDump& dump = loaded->dump;
+        GraphKeeper& keeper = loaded->keeper;
         if (!args.quiet) print_warnings(dump.warnings, "");
         auto& findings = never_freed(new analysis::Findings(analysis::analyse(
             dump, {.top = args.top, .suspect_threshold = args.suspect_threshold, .keep_unreachable = args.keep_unreachable,
@@ -88,6 +89,7 @@ int analyze(const AnalyzeArgs& args) {
         if (auto kept = keeper.timing()) findings.timings.push_back(*kept);
         return write_reports(args, findings, dump.warnings, entry, printer.get());
     } catch (const std::exception& e) {  // DumpError, UnreadableDump, BadRequest, out of memory
+        if (loaded) loaded->keeper.wait();
         return exit_code_for(e, args.dump);
     }
 }
@@ -95,9 +97,8 @@ int analyze(const AnalyzeArgs& args) {
 // `convert`: any dump we read, rewritten as a classic text heapdump (reports/classic_writer.cpp).
 int convert(const ConvertArgs& args) {
     try {
-        std::optional<reports::IndexEntry> keep;
-        LoadedDump dump = load_indexed(args.index, args.dump, args.load, false, keep);
-        GraphKeeper keeper(keep, args.index, false, dump);
+        IndexedDump loaded(args.index, args.dump, args.load, false);
+        const LoadedDump& dump = loaded.dump;
         const graph::Column<std::uint64_t> addresses = dump.addresses.addresses();  // every node's is written
         reports::ClassicOutput out{dump.graph, addresses,
                                    dump.info.format_version + ", converted by heapgraph " + HEAPGRAPH_VERSION,
@@ -132,9 +133,9 @@ int diff(const DiffArgs& args) {
                     series.push_back(std::move(*indexed));
                     continue;
                 }
-            std::optional<reports::IndexEntry> keep;
-            LoadedDump dump = load_indexed(args.index, input, args.load, args.quiet, keep);
-            GraphKeeper keeper(keep, args.index, args.quiet, dump);
+            IndexedDump loaded(args.index, input, args.load, args.quiet);
+            LoadedDump& dump = loaded.dump;
+            GraphKeeper& keeper = loaded.keeper;
             if (!args.quiet) print_warnings(dump.warnings, input + ": ");
             series.push_back(reports::make_snapshot(analysis::analyse(
                 dump, {.report = false, .holders = true, .before_changes = [&keeper] { keeper.wait(); }})));
