@@ -158,4 +158,15 @@ private:
     ObjectId address_ = 0;
 };
 
+// Calls `visit(entry)` for every entry of a block, passing over their references.
+template <typename Visit>
+void each_entry(const EdgeBlock& block, Visit visit) {
+    BlockReader reader(block);
+    BlockReader::Entry e;
+    while (reader.next(e)) {
+        reader.skip_refs(e);
+        visit(e);
+    }
+}
+
 }  // namespace heapgraph

@@ -48,16 +48,6 @@ graph::NodeKind node_kind(ObjectKind kind) {
     return graph::NodeKind::class_object;
 }
 
-// Calls `visit(entry)` for every entry of a block, skipping their references.
-template <typename Visit>
-void each_entry(const EdgeBlock& block, Visit visit) {
-    BlockReader reader(block);
-    BlockReader::Entry e;
-    while (reader.next(e)) {
-        reader.skip_refs(e);
-        visit(e);
-    }
-}
 
 class HeapBuilder {
 public:

@@ -365,16 +365,13 @@ std::vector<graph::Edge> hprof_weak_edges(const BuiltHeap& heap, const HprofPart
     std::vector<std::vector<graph::Edge>> found(blocks.size());
     std::atomic<std::uint64_t> unread = 0;
     for_each_block(blocks.size(), [&](std::size_t b) {
-        BlockReader reader(blocks[b]);
-        BlockReader::Entry e;
-        while (reader.next(e)) {
-            reader.skip_refs(e);
-            if (e.kind != ObjectKind::instance || e.class_ordinal == 0 || !referent[e.class_ordinal - 1]) continue;
+        each_entry(blocks[b], [&](const BlockReader::Entry& e) {
+            if (e.kind != ObjectKind::instance || e.class_ordinal == 0 || !referent[e.class_ordinal - 1]) return;
             std::uint32_t c = e.class_ordinal - 1;
             std::optional<ObjectId> value = read_referent(hprof, e, c, *referent[c]);
             if (!value) ++unread;
             else if (NodeId to = heap.node_of(*value); to != kNoNode) found[b].push_back({heap.node_of(e.address), to});
-        }
+        });
     });
     std::vector<graph::Edge> weak;
     for (const ClassDump& c : hprof.classes)
