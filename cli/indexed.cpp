@@ -49,17 +49,28 @@ std::string read_text(const std::string& path) {
     return text.str();
 }
 
+// Writes `line` on stderr unless a line with this `key` was written already: the graph's
+// entry and the reports' often fail alike (a changed dump, an index that cannot be written),
+// the graph's keeper on a thread of its own.
+void say_once(const std::string& key, const std::string& line) {
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    std::lock_guard lock(mutex);
+    if (said.insert(key).second) std::cerr << line;
+}
+
+void say_analysing_again(const std::string& dir, const std::string& dump, const std::string& why) {
+    const std::string line = "heapgraph: index " + dir + ": " + dump + ": " + why + "; analysing the dump again\n";
+    say_once(line, line);
+}
+
 // The entry's facts for `names`, or nullopt, with a line when an entry was there but failed.
 std::optional<reports::IndexedFacts> open_entry(const reports::IndexEntry& entry, const std::vector<std::string>& names,
                                                 const std::string& dir, const std::string& dump, bool quiet,
                                                 bool read_crcs = true) {
     std::string why;
     std::optional<reports::IndexedFacts> facts = entry.open(names, why, read_crcs);
-    // The reports' entry and the graph's say the same of a changed dump: one line is enough.
-    static std::string said;
-    const std::string line = "heapgraph: index " + dir + ": " + dump + ": " + why + "; analysing the dump again\n";
-    if (!facts && !why.empty() && !quiet && line != said) std::cerr << line;
-    if (!facts && !why.empty()) said = line;
+    if (!facts && !why.empty() && !quiet) say_analysing_again(dir, dump, why);
     return facts;
 }
 
@@ -132,9 +143,7 @@ LoadedDump load_indexed(const std::string& dir, const std::string& dump, const L
             keep.reset();
             return reopened;
         } catch (const KeptDumpError& e) {
-            if (!quiet)
-                std::cerr << "heapgraph: index " << dir << ": " << dump << ": "
-                          << (e.damaged ? reports::damaged_file("graph") : std::string(e.what())) << "; analysing the dump again\n";
+            if (!quiet) say_analysing_again(dir, dump, e.damaged ? reports::damaged_file("graph") : e.what());
         }
     return load_dump(dump, load);
 }
@@ -214,13 +223,8 @@ void IndexKeeper::commit(const reports::IndexedFacts& facts) {
 }
 
 void IndexKeeper::drop(const std::exception& e) {
-    // One warning per index: the graph's keeper (on a thread of its own) and the reports'
-    // fail alike when the directory cannot be written.
-    static std::mutex mutex;
-    static std::set<std::string> warned;
-    std::lock_guard lock(mutex);
-    if (!quiet_ && warned.insert(dir_).second)
-        std::cerr << "heapgraph: warning: index " << dir_ << " not updated: " << e.what() << "\n";
+    if (!quiet_)
+        say_once("not updated: " + dir_, "heapgraph: warning: index " + dir_ + " not updated: " + e.what() + "\n");
     entry_.reset();
 }
 
