@@ -59,6 +59,10 @@ void say_once(const std::string& key, const std::string& line) {
     if (said.insert(key).second) std::cerr << line;
 }
 
+void say_not_updated(const std::string& dir, const std::string& why) {
+    say_once("not updated: " + dir, "heapgraph: warning: index " + dir + " not updated: " + why + "\n");
+}
+
 void say_analysing_again(const std::string& dir, const std::string& dump, const std::string& why) {
     const std::string line = "heapgraph: index " + dir + ": " + dump + ": " + why + "; analysing the dump again\n";
     say_once(line, line);
@@ -164,7 +168,7 @@ GraphKeeper::GraphKeeper(const std::optional<reports::IndexEntry>& entry, const 
             if (index.put("graph", [&](std::ostream& out) { keep_dump(dump, out); }))
                 index.commit({.warnings = dump.warnings});
         } catch (const std::exception& e) {  // out of memory: the command goes on without it
-            if (!quiet) std::cerr << "heapgraph: warning: index " << dir << " not updated: " << e.what() << "\n";
+            if (!quiet) say_not_updated(dir, e.what());
         }
         write_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     });
@@ -223,8 +227,7 @@ void IndexKeeper::commit(const reports::IndexedFacts& facts) {
 }
 
 void IndexKeeper::drop(const std::exception& e) {
-    if (!quiet_)
-        say_once("not updated: " + dir_, "heapgraph: warning: index " + dir_ + " not updated: " + e.what() + "\n");
+    if (!quiet_) say_not_updated(dir_, e.what());
     entry_.reset();
 }
 
