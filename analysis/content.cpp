@@ -41,14 +41,14 @@ std::vector<NodeId> nodes_of(const Records& records, NodeAddresses addresses) {
     return nodes;
 }
 
-constexpr std::uint32_t kNoArray = 0xFFFFFFFFu;
+constexpr NodeId kNoArray = kNoNode;
 
 // Each string's value: its index in values.arrays (sorted by address), or kNoArray.
-std::vector<std::uint32_t> value_arrays(const DumpValues& values) {
-    std::vector<std::uint32_t> index(values.strings.size(), kNoArray);
+std::vector<NodeId> value_arrays(const DumpValues& values) {
+    std::vector<NodeId> index(values.strings.size(), kNoArray);
     tbb::parallel_for(std::size_t{0}, index.size(), [&](std::size_t i) {
         if (const ArrayObject* a = values.array(values.strings[i].value))
-            index[i] = static_cast<std::uint32_t>(a - values.arrays.data());
+            index[i] = static_cast<NodeId>(a - values.arrays.data());
     });
     return index;
 }
@@ -58,7 +58,7 @@ struct Member {
     std::uint64_t hash = 0, bytes = 0;
     std::uint32_t kind = 0;  // strings: JavaChars; arrays: element type
     NodeId node = kNoNode;
-    std::uint32_t array = 0;  // index into DumpValues::arrays
+    NodeId array = 0;  // index into DumpValues::arrays
     std::uint64_t from = 0;   // first byte of the contents within the array's elements
 
     bool same_key(const Member& o) const { return hash == o.hash && bytes == o.bytes && kind == o.kind; }
@@ -118,7 +118,7 @@ private:
 
     struct Visit {
         std::uint64_t position;
-        std::uint32_t member, run;
+        NodeId member, run;
     };
     // A sweep over a slice of the visits, in file order: the first member of each run in the
     // slice, and its contents copied (up to 1 MiB; a larger one is read again where it lies).
@@ -128,7 +128,7 @@ private:
     };
     static constexpr std::uint64_t kCopyLimit = 1u << 20;
 
-    Bytes first_contents(const Sweep& s, std::uint32_t run, const Members& members) const {
+    Bytes first_contents(const Sweep& s, NodeId run, const Members& members) const {
         const Member& m = members[static_cast<std::size_t>(s.first[run])];
         if (m.bytes > kCopyLimit) return contents(m);
         return {reinterpret_cast<const std::uint8_t*>(s.copies[run].data()), s.copies[run].size()};
@@ -165,10 +165,10 @@ private:
     // the groups are the same for any number of slices.
     std::vector<std::uint8_t> check_in_file_order(const Members& members) const {
         std::vector<Visit> order;
-        std::uint32_t runs = 0;
+        NodeId runs = 0;
         for_each_run(members, [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i)
-                order.push_back({file_position(members[i]), static_cast<std::uint32_t>(i), runs});
+                order.push_back({file_position(members[i]), static_cast<NodeId>(i), runs});
             ++runs;
         });
         tbb::parallel_sort(order.begin(), order.end(), [](const Visit& a, const Visit& b) {
@@ -189,7 +189,7 @@ private:
         std::vector<std::uint8_t> apart(runs);
         for (std::size_t k = 1; k < slices; ++k) {
             std::fill(apart.begin(), apart.end(), 0);
-            for (std::uint32_t r = 0; r < runs; ++r) {
+            for (NodeId r = 0; r < runs; ++r) {
                 if (sweeps[k].first[r] < 0) continue;
                 std::size_t j = 0;
                 while (j < k && sweeps[j].first[r] < 0) ++j;
@@ -222,13 +222,13 @@ private:
 
 // The strings to group: counted, with a char[] or byte[] value the pass read whole.
 Members string_members(const graph::NodeBits& counted, NodeAddresses addresses,
-                       const DumpValues& values, std::span<const std::uint32_t> value_index) {
+                       const DumpValues& values, std::span<const NodeId> value_index) {
     const std::vector<NodeId> nodes = nodes_of(values.strings, addresses);
     Members members;
     for (std::size_t i = 0; i < values.strings.size(); ++i) {
         const StringObject& s = values.strings[i];
         if (nodes[i] == kNoNode || !counted.test(nodes[i])) continue;
-        const std::uint32_t at = value_index[i];
+        const NodeId at = value_index[i];
         if (at == kNoArray) continue;
         const ArrayObject& a = values.arrays[at];
         if (a.type != static_cast<std::uint8_t>(BasicType::char_) && a.type != static_cast<std::uint8_t>(BasicType::byte))
@@ -237,7 +237,7 @@ Members string_members(const graph::NodeBits& counted, NodeAddresses addresses,
         if (whole.size() != std::uint64_t{a.length} * basic_type_size(a.type, 4)) continue;  // split: not compared
         auto span = values.string_span(s, a);
         if (!span) continue;
-        Member m{a.hash, span->bytes, static_cast<std::uint32_t>(span->chars), nodes[i], static_cast<std::uint32_t>(at),
+        Member m{a.hash, span->bytes, static_cast<std::uint32_t>(span->chars), nodes[i], static_cast<NodeId>(at),
                  span->from};
         if (span->bytes != whole.size()) m.hash = content_hash(whole.subspan(span->from, span->bytes));  // a JDK 6 slice
         members.push_back(m);
@@ -247,16 +247,16 @@ Members string_members(const graph::NodeBits& counted, NodeAddresses addresses,
 
 // Arrays that back a String are counted with the strings, not again here.
 Members array_members(const graph::NodeBits& counted, std::span<const NodeId> nodes,
-                      const DumpValues& values, std::span<const std::uint32_t> value_index) {
+                      const DumpValues& values, std::span<const NodeId> value_index) {
     std::vector<std::uint8_t> string_value(values.arrays.size(), 0);
-    for (std::uint32_t at : value_index)
+    for (NodeId at : value_index)
         if (at != kNoArray) string_value[at] = 1;
     Members members;
     for (std::size_t i = 0; i < values.arrays.size(); ++i) {
         const ArrayObject& a = values.arrays[i];
         if (nodes[i] == kNoNode || !counted.test(nodes[i]) || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
         const std::uint64_t bytes = std::uint64_t{a.length} * basic_type_size(a.type, 4);
-        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<std::uint32_t>(i), 0});
+        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<NodeId>(i), 0});
     }
     return members;
 }
@@ -315,8 +315,8 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     if (!values.available || !values.source) return;  // PHD, classic: nothing was read
     const Grouper grouper(values);
     const std::vector<NodeId> array_nodes = nodes_of(values.arrays, addresses);
-    auto array_bytes = [&](std::uint32_t a) { return array_nodes[a] == kNoNode ? 0 : g.shallow_bytes[array_nodes[a]]; };
-    const std::vector<std::uint32_t> value_index = value_arrays(values);
+    auto array_bytes = [&](NodeId a) { return array_nodes[a] == kNoNode ? 0 : g.shallow_bytes[array_nodes[a]]; };
+    const std::vector<NodeId> value_index = value_arrays(values);
     Members strings = string_members(counted, addresses, values, value_index);
     tbb::parallel_sort(strings.begin(), strings.end());
     // Values are decoded for the rows kept only: decoding every group would read the file
@@ -326,7 +326,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     grouper.for_each_group(strings, [&](auto first, auto last) {
         DuplicateString d;
         d.count = static_cast<std::uint64_t>(last - first);
-        std::vector<std::uint32_t> arrays;
+        std::vector<NodeId> arrays;
         for (auto m = first; m != last; ++m) {
             d.wasted_bytes += g.shallow_bytes[m->node];
             arrays.push_back(m->array);
@@ -334,7 +334,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
         std::sort(arrays.begin(), arrays.end());
         arrays.erase(std::unique(arrays.begin(), arrays.end()), arrays.end());
         d.arrays = arrays.size();
-        for (std::uint32_t a : arrays) d.wasted_bytes += array_bytes(a);
+        for (NodeId a : arrays) d.wasted_bytes += array_bytes(a);
         d.wasted_bytes -= g.shallow_bytes[first->node] + array_bytes(first->array);
         d.length = static_cast<JavaChars>(first->kind) == JavaChars::latin1 ? first->bytes : first->bytes / 2;
         d.example = first->node;

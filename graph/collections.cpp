@@ -150,18 +150,19 @@ CollectionSizer::Walker::Walker(const HeapGraph& graph)
     for (std::uint32_t c = 0; c < graph.classes.size(); ++c)
         if (graph.classes[c].node != kNoNode) class_of_object.emplace(graph.classes[c].node, c);
     // The super class: the class object's first target after its type (java.lang.Class).
+    constexpr std::uint32_t kNoClass = 0xFFFFFFFFu;
     auto super_of = [&](std::uint32_t c) -> std::uint32_t {
         NodeId node = graph.classes[c].node;
-        if (node == kNoNode || graph.out.empty() || graph.classes[c].name == "java.lang.Object") return kNoNode;
+        if (node == kNoNode || graph.out.empty() || graph.classes[c].name == "java.lang.Object") return kNoClass;
         std::span<const NodeId> row = graph.out.of(node);
         std::size_t i = !row.empty() && row[0] == graph.classes[graph.types.class_index(node)].node;
-        if (i >= row.size() || graph.types.kind(row[i]) != NodeKind::class_object) return kNoNode;
+        if (i >= row.size() || graph.types.kind(row[i]) != NodeKind::class_object) return kNoClass;
         auto found = class_of_object.find(row[i]);
-        return found == class_of_object.end() ? kNoNode : found->second;
+        return found == class_of_object.end() ? kNoClass : found->second;
     };
     for (std::uint32_t c = 0; c < graph.classes.size(); ++c) {
         std::uint32_t k = c;
-        for (int depth = 0; depth < 64 && k != kNoNode; ++depth) {  // bounded: a broken chain may loop
+        for (int depth = 0; depth < 64 && k != kNoClass; ++depth) {  // bounded: a broken chain may loop
             if ((rule_[c] = rule_of_name(graph.classes[k].name))) break;
             std::uint32_t up = super_of(k);
             if (up == k) break;

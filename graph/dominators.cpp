@@ -30,8 +30,8 @@ namespace heapgraph::graph {
 
 namespace {
 
-using DfsIndex = std::uint32_t;
-constexpr DfsIndex kNone = 0xFFFFFFFFu;
+using DfsIndex = NodeId;
+constexpr DfsIndex kNone = kNoNode;
 
 // A node's DFS number and its DFS parent's, side by side: a referrer's one read gives both
 // (see the search below). Number 0 is the super root's, which no node has: a record of zeros
@@ -61,7 +61,7 @@ constexpr std::uint64_t kSiblingsAhead = 4;
 // The numbering's columns at their full size, before the DFS, so that another thread can
 // fault their pages in (populate) while the DFS fills them: on one core the faults were
 // about a third of the DFS (docs/dominators.md).
-Numbering numbering_columns(std::uint32_t nodes) {
+Numbering numbering_columns(NodeId nodes) {
     Numbering n;
     n.node.resize(nodes);                      // zeros: not reached
     n.vertex.reserve(std::size_t{nodes} + 1);  // no regrowing copies
@@ -75,7 +75,7 @@ Numbering numbering_columns(std::uint32_t nodes) {
 void populate(const Numbering& n) { n.node.populate(), n.vertex.populate(), n.forest.populate(); }
 
 // Step 1: preorder DFS with an explicit stack of (node, next edge) frames.
-void number_nodes(const Csr& out, std::span<const NodeId> roots, std::uint32_t nodes, Numbering& n,
+void number_nodes(const Csr& out, std::span<const NodeId> roots, NodeId nodes, Numbering& n,
                   const Progress& progress) {
     Ticker tick(progress, 4 * std::uint64_t{nodes});
     n.vertex.push_back(kSuperRoot);
@@ -170,7 +170,7 @@ struct Searched {
 };
 
 Searched searched_nodes(const Csr& in, std::span<const NodeId> roots, const Column<NodeId>& vertex,
-                        std::uint32_t nodes) {
+                        NodeId nodes) {
     Searched searched{NodeBits(nodes), NodeBits(vertex.size())};
     NodeBits& by_node = searched.by_node;
     const std::size_t rows = std::min<std::size_t>(in.rows(), nodes);
@@ -351,19 +351,29 @@ void immediate_dominators(const Searched& searched, const std::vector<DfsIndex>&
 // pages are faulted in), and `idom` sized: both hold the unreached nodes' values after one
 // parallel pass (0 and kUnreached), and the hand-over writes the others. A serial fill of
 // `idom` first would fault its pages in on one core.
+// With 64-bit ids (heapgraph-wide) a record is twice a sum's size: the sums get a fresh
+// column of their own.
 Column<std::uint64_t> unreached_outputs(Column<Numbered>&& records, Column<NodeId>& idom) {
-    static_assert(sizeof(Numbered) == sizeof(std::uint64_t));
     const std::size_t nodes = records.size();
-    auto retained = Column<std::uint64_t>::reuse(std::move(records), nodes);
     idom.resize(nodes);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
-        for (std::size_t v = range.begin(); v != range.end(); ++v) {
-            Numbered r;
-            std::memcpy(&r, &retained[v], sizeof r);
-            if (r.number == kUnnumbered) retained[v] = 0, idom[v] = kUnreached;
-        }
-    });
-    return retained;
+    if constexpr (sizeof(Numbered) == sizeof(std::uint64_t)) {
+        auto retained = Column<std::uint64_t>::reuse(std::move(records), nodes);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
+            for (std::size_t v = range.begin(); v != range.end(); ++v) {
+                Numbered r;
+                std::memcpy(&r, &retained[v], sizeof r);
+                if (r.number == kUnnumbered) retained[v] = 0, idom[v] = kUnreached;
+            }
+        });
+        return retained;
+    } else {
+        Column<std::uint64_t> retained(nodes);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
+            for (std::size_t v = range.begin(); v != range.end(); ++v)
+                if (records[v].number == kUnnumbered) idom[v] = kUnreached;  // retained: 0 already
+        });
+        return retained;
+    }
 }
 
 // Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
@@ -376,7 +386,7 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     // The search forest's pages hold the sums (a fresh column would fault each page in).
     auto bytes = Column<std::uint64_t>::reuse(std::move(n.forest), reached);
     if (reached) bytes[0] = 0;
-    Column<std::uint32_t> objects(reached);
+    Column<NodeId> objects(reached);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
         for (std::size_t w = range.begin(); w != range.end(); ++w) bytes[w] = shallow[n.vertex[w]], objects[w] = 1;
     });
@@ -413,7 +423,7 @@ template <typename Release>
 DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                          const ShallowSizes& shallow, const Progress& progress,
                          const std::vector<std::function<void()>>& beside, Release release) {
-    const std::uint32_t nodes = static_cast<std::uint32_t>(out.rows());
+    const NodeId nodes = static_cast<NodeId>(out.rows());
     using Clock = std::chrono::steady_clock;
     auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     Numbering n = numbering_columns(nodes);

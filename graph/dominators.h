@@ -35,13 +35,13 @@ struct Retained;
 
 // The dominator tree over a super root whose children are the given roots. Nodes the
 // search from the roots does not reach (or that `keep` excludes) get idom kUnreached.
-inline constexpr NodeId kSuperRoot = 0xFFFFFFFEu;
-inline constexpr NodeId kUnreached = 0xFFFFFFFFu;
+inline constexpr NodeId kSuperRoot = kNoNode - 1;
+inline constexpr NodeId kUnreached = kNoNode;
 
 struct DominatorTree {
     Column<NodeId> idom;                   // kSuperRoot for the super root's children
     Column<std::uint64_t> retained_bytes;  // 0 for unreached nodes
-    Column<std::uint32_t> retained_objects;
+    Column<NodeId> retained_objects;
     Column<NodeId> preorder;               // reached nodes in DFS order from the super root
     std::uint64_t super_root_retained_bytes = 0;
     // Reached nodes with two or more referrers, and the roots: the only ones the general

@@ -51,7 +51,7 @@ std::uint64_t Csr::offset_bytes() const {
 
 namespace {
 
-Csr make_csr(const std::vector<Edge>& edges, std::uint32_t nodes) {
+Csr make_csr(const std::vector<Edge>& edges, NodeId nodes) {
     Csr csr;
     Column<std::uint64_t> starts(static_cast<std::size_t>(nodes) + 1, 0);
     for (const Edge& e : edges) ++starts[e.from + 1];
@@ -145,7 +145,7 @@ Csr transpose(const Csr& out, const Progress& progress) {
 
 HeapGraph build_heap_graph(HeapInput input) {
     HeapGraph graph;
-    std::uint32_t nodes = static_cast<std::uint32_t>(input.types.size());
+    NodeId nodes = static_cast<NodeId>(input.types.size());
     graph.out = input.out ? std::move(*input.out) : make_csr(input.edges, nodes);
     graph.edges = graph.out.targets.size();
     graph.types = std::move(input.types);

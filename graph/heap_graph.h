@@ -1,5 +1,5 @@
 // The heap graph: dense node ids, CSR adjacency (out and in), GC roots, reachability and
-// class histograms. Node ids are dense `uint32_t` in dump-address order; addresses themselves
+// class histograms. Node ids are dense `NodeId`s in dump-address order; addresses themselves
 // never reach this library (the pipeline keeps them).
 //
 // Data flow: HeapInput (nodes + edge list + roots) -> build_heap_graph() -> HeapGraph ->
@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,12 +23,19 @@
 
 namespace heapgraph::graph {
 
+// Node ids are 32-bit; the `heapgraph-wide` build (HEAPGRAPH_WIDE_IDS) makes them 64-bit
+// for the dumps of more than kMaxNodes objects, which `heapgraph` hands over to it
+// (docs/heap-graph.md). Everything that counts or numbers nodes uses NodeId.
+#ifdef HEAPGRAPH_WIDE_IDS
+using NodeId = std::uint64_t;
+#else
 using NodeId = std::uint32_t;
-inline constexpr NodeId kNoNode = 0xFFFFFFFFu;
-// The most objects (class objects included) one graph numbers: ids are 32-bit, and the top
-// values are reserved (kNoNode, the dominator step's super root and "unreached"). The
-// loaders refuse a dump that holds more, naming the count (docs/heap-graph.md).
-inline constexpr std::uint64_t kMaxNodes = 0xFFFFFFFDu;
+#endif
+inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
+// The most objects (class objects included) one graph numbers: the top three id values are
+// reserved (kNoNode, the dominator step's super root and "unreached"). The loaders refuse a
+// dump that holds more, naming the count (docs/heap-graph.md).
+inline constexpr std::uint64_t kMaxNodes = kNoNode - 2;
 
 struct ClassInfo {
     std::string name;          // Java form: "java.util.HashMap$Node[]"
@@ -118,7 +126,7 @@ struct HeapGraph {
     NodeBits reachable;  // set when some path from a root reaches the node
     std::uint64_t edges = 0;              // kept when the rows are released after dominators
 
-    std::uint32_t node_count() const { return static_cast<std::uint32_t>(types.size()); }
+    NodeId node_count() const { return static_cast<NodeId>(types.size()); }
 };
 
 // Builds the outgoing rows from an edge list (count degrees, prefix sum, scatter, as gapbs

@@ -30,7 +30,7 @@ struct Holder {
     std::uint32_t parent = kNoHolder;  // the nearest holder above it in the dominator tree
     std::uint32_t depth = 1;           // in the dominator tree: 1 for the super root's children
     std::uint64_t retained_bytes = 0;
-    std::uint32_t retained_objects = 0;
+    NodeId retained_objects = 0;
 };
 struct HolderOptions {
     double min_percent = 0.5;      // of the reachable heap (the super root's retained)

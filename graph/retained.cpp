@@ -99,7 +99,7 @@ void make_children(Retained& r) {
     const Column<NodeId>& idom = r.tree.idom;
     Csr& c = r.children;
     Column<std::uint64_t> starts(n + 1, 0);
-    Column<std::uint32_t> second(n, 0);
+    Column<NodeId> second(n, 0);
     std::vector<NodeId> second_top;
     auto count = [&](std::size_t first, std::size_t last, auto& counts, std::size_t shift, std::vector<NodeId>& top) {
         for (std::size_t i = first; i < last; ++i)
@@ -112,7 +112,7 @@ void make_children(Retained& r) {
     std::uint64_t end = 0;
     for (std::size_t u = 0; u < n; ++u) {
         end += starts[u + 1] + second[u];
-        second[u] = static_cast<std::uint32_t>(end - second[u]);
+        second[u] = static_cast<NodeId>(end - second[u]);
         starts[u + 1] = end;
     }
     c.targets.resize(end);

@@ -87,10 +87,10 @@ void AddressIndex::finish() {
         std::size_t before = sorted_.size();
         sorted_.erase(std::unique(sorted_.begin(), sorted_.end()), sorted_.end());
         sparse_duplicates_ = before - sorted_.size();
-        count_ = static_cast<std::uint32_t>(sorted_.size());
+        count_ = static_cast<NodeId>(sorted_.size());
         return;
     }
-    std::uint32_t total = 0;
+    NodeId total = 0;
     for (auto& entry : table_) {
         Page* page = entry.load();
         if (!page) continue;
@@ -104,15 +104,15 @@ void AddressIndex::finish() {
             in_page = static_cast<std::uint16_t>(in_page + std::popcount(page->bits[w]));
         }
         total += std::accumulate(std::begin(page->bits), std::end(page->bits), 0u,
-                                 [](std::uint32_t t, std::uint64_t word) { return t + std::popcount(word); });
+                                 [](NodeId t, std::uint64_t word) { return t + std::popcount(word); });
     }
     count_ = total;
 }
 
-std::uint32_t AddressIndex::node_of(std::uint64_t address) const {
+AddressIndex::NodeId AddressIndex::node_of(std::uint64_t address) const {
     if (!dense_) {
         auto it = std::lower_bound(sorted_.begin(), sorted_.end(), address);
-        return it != sorted_.end() && *it == address ? static_cast<std::uint32_t>(it - sorted_.begin()) : kMissing;
+        return it != sorted_.end() && *it == address ? static_cast<NodeId>(it - sorted_.begin()) : kMissing;
     }
     if (address < min_ || ((address - min_) & ((std::uint64_t{1} << step_shift_) - 1))) return kMissing;
     std::uint64_t slot = (address - min_) >> step_shift_;
@@ -124,7 +124,7 @@ std::uint32_t AddressIndex::node_of(std::uint64_t address) const {
     std::uint64_t word = page->bits[in_page / 64];
     std::uint64_t bit = std::uint64_t{1} << (in_page % 64);
     if (!(word & bit)) return kMissing;
-    return page->base + page->word_rank[in_page / 64] + static_cast<std::uint32_t>(std::popcount(word & (bit - 1)));
+    return page->base + page->word_rank[in_page / 64] + static_cast<NodeId>(std::popcount(word & (bit - 1)));
 }
 
 AddressIndex AddressIndex::of(std::span<const std::uint64_t> addresses) {
@@ -146,13 +146,13 @@ unsigned select_bit(std::uint64_t word, unsigned k) {
 
 }  // namespace
 
-std::uint64_t AddressIndex::address_of(std::uint32_t node) const {
+std::uint64_t AddressIndex::address_of(NodeId node) const {
     if (!dense_) return sorted_[node];
     // The last page whose base is at most node holds it (an owned page has a set bit).
     const std::size_t p = static_cast<std::size_t>(
         std::upper_bound(owned_base_.begin(), owned_base_.end(), node) - owned_base_.begin() - 1);
     const Page& page = *owned_[p];
-    const std::uint32_t rank = node - owned_base_[p];
+    const NodeId rank = node - owned_base_[p];
     // The word before the first whose rank passes it: its bits reach past the rank.
     const std::size_t w = static_cast<std::size_t>(
         std::upper_bound(std::begin(page.word_rank), std::end(page.word_rank), rank) - std::begin(page.word_rank) - 1);

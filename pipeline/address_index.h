@@ -19,7 +19,8 @@ namespace heapgraph {
 
 class AddressIndex {
 public:
-    static constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
+    using NodeId = graph::NodeId;
+    static constexpr NodeId kMissing = graph::kNoNode;
 
     struct Range {
         std::uint64_t min = ~std::uint64_t{0}, max = 0, step = 0, count = 0, first = 0;
@@ -40,11 +41,11 @@ public:
     bool insert(std::uint64_t address);
     void finish();  // computes ranks (dense) or sorts (sparse); reports duplicates of sparse
 
-    std::uint32_t node_of(std::uint64_t address) const;
+    NodeId node_of(std::uint64_t address) const;
     // The address of node `node` (< size()): the node-th set bit, found by two binary searches
     // (pages by their first node, words by their rank) and a select in one word.
-    std::uint64_t address_of(std::uint32_t node) const;
-    std::uint32_t size() const { return count_; }
+    std::uint64_t address_of(NodeId node) const;
+    NodeId size() const { return count_; }
     bool dense() const { return dense_; }
     graph::Column<std::uint64_t> addresses() const;  // by node id, for passes over every node
     std::uint64_t sparse_duplicates() const { return sparse_duplicates_; }
@@ -60,7 +61,7 @@ private:
     struct Page {
         std::uint64_t bits[kWordsPerPage] = {};
         std::uint16_t word_rank[kWordsPerPage] = {};  // set bits before each word, in the page
-        std::uint32_t base = 0;                        // set bits in earlier pages
+        NodeId base = 0;                               // set bits in earlier pages
     };
     Page* page_for_insert(std::uint64_t page);
 
@@ -69,10 +70,10 @@ private:
     int step_shift_ = 0;  // addresses are min_ plus multiples of 2^step_shift_
     std::vector<std::atomic<Page*>> table_;
     std::vector<std::unique_ptr<Page>> owned_;  // filled by finish(), in page order
-    std::vector<std::uint32_t> owned_base_;      // each owned page's base, ascending
+    std::vector<NodeId> owned_base_;             // each owned page's base, ascending
     std::vector<std::uint64_t> owned_number_;    // and its number in table_
     std::vector<std::uint64_t> sorted_;
-    std::uint32_t count_ = 0;
+    NodeId count_ = 0;
     std::uint64_t sparse_duplicates_ = 0;
 };
 
@@ -98,7 +99,7 @@ void AddressIndex::keep(Archive& archive) {
         }
         owned_number_.clear();
         if (dense_) finish();  // takes the pages, counts ranks and bases again
-        count_ = dense_ ? count_ : static_cast<std::uint32_t>(sorted_.size());
+        count_ = dense_ ? count_ : static_cast<NodeId>(sorted_.size());
     }
 }
 
@@ -110,10 +111,10 @@ class NodeAddresses {
 public:
     NodeAddresses() = default;
     NodeAddresses(const AddressIndex& index) : index_(&index) {}
-    std::uint64_t operator[](std::uint32_t node) const { return index_->address_of(node); }
-    std::uint32_t size() const { return index_ ? index_->size() : 0; }
+    std::uint64_t operator[](graph::NodeId node) const { return index_->address_of(node); }
+    graph::NodeId size() const { return index_ ? index_->size() : 0; }
     // The node at `address`, or AddressIndex::kMissing (== graph::kNoNode).
-    std::uint32_t node_of(std::uint64_t address) const {
+    graph::NodeId node_of(std::uint64_t address) const {
         return index_ ? index_->node_of(address) : AddressIndex::kMissing;
     }
     // Every node's address, for a pass over all nodes (a select per node would be slower).

@@ -131,7 +131,7 @@ private:
     }
 
     NodeId node_of(ObjectId address) const {
-        std::uint32_t node = address ? index_.node_of(address) : AddressIndex::kMissing;
+        NodeId node = address ? index_.node_of(address) : AddressIndex::kMissing;
         return node == AddressIndex::kMissing ? kNoNode : node;
     }
 

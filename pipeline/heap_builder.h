@@ -108,7 +108,7 @@ struct BuiltHeap {
     std::uint32_t primitive_class[12] = {};  // by element type
 
     graph::NodeId node_of(ObjectId address) const {
-        std::uint32_t node = address ? index.node_of(address) : AddressIndex::kMissing;
+        graph::NodeId node = address ? index.node_of(address) : AddressIndex::kMissing;
         return node == AddressIndex::kMissing ? graph::kNoNode : node;
     }
 };
