@@ -181,7 +181,7 @@ TEST_CASE("index: diff reuses analyze's snapshots and keeps its own, with the sa
 TEST_CASE("index: a run with other report options reopens the kept graph, and reports what a fresh run does") {
     const std::string dir = fresh_dir("graph");
     REQUIRE(run("convert " + data_path("samples/leakdemo.hprof") + " --to classic -o " + dir + "/leakdemo.classic.txt").code == 0);
-    for (const std::string dump : {data_path("samples/leakdemo.hprof"), data_path("samples/contentdemo.hprof.gz"),
+    for (const std::string& dump : {data_path("samples/leakdemo.hprof"), data_path("samples/contentdemo.hprof.gz"),
                                    data_path("phd/heapdump.20100209.165721.4484.phd") + " --javacore " +
                                        data_path("phd/javacore.20100209.165721.4484.txt"),
                                    dir + "/leakdemo.classic.txt"}) {
