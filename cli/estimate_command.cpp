@@ -13,7 +13,11 @@ int estimate(const EstimateArgs& args) {
         LoadOptions options = args.load;
         options.scan_only = true;
         LoadedDump scanned = load_dump(args.dump, options);
-        std::cout << analysis::estimate_json(scanned, analysis::estimate(scanned, peak_rss_bytes())) << std::flush;
+        // The scan counts records (the graph adds no object): past the limit, analyze hands
+        // the dump over to heapgraph-wide, and this is its estimate.
+        const bool wide = sizeof(graph::NodeId) == 8 || scanned.scan.objects > options.limits.objects;
+        const analysis::Estimate figures = analysis::estimate(scanned, peak_rss_bytes(), wide ? 64 : 32);
+        std::cout << analysis::estimate_json(scanned, figures) << std::flush;
         return kOk;
     } catch (const std::exception& e) {
         return exit_code_for(e, args.dump);

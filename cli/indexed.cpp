@@ -133,7 +133,8 @@ namespace {
 // IndexedDump's load: `keep` is set to the graph's entry, and reset when it is reopened.
 LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet,
                         std::optional<reports::IndexEntry>& keep) {
-    keep = entry_for(dir, dump, load, {{"kept", "graph"}});
+    // The reports do not depend on the id width; the kept columns do (heapgraph-wide).
+    keep = entry_for(dir, dump, load, {{"kept", "graph"}, {"node_id_bits", 8 * sizeof(graph::NodeId)}});
     if (!keep) return load_dump(dump, load);
     std::vector<StageTiming> timings;
     StageClock clock(timings);  // draws nothing: a run that finds no graph kept has no such stage

@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
         return kUsage;
     }
     reports::remove_temp_files_on_signals();
+    narrow_id_limit(args);
     limit_threads(app, args);
     configure_storage(app, args);
     apply_quiet(app, args);
@@ -190,8 +191,10 @@ int main(int argc, char** argv) {
         std::cerr << "heapgraph: " << *conflict << "\n";
         return kUsage;
     }
-    if (app.got_subcommand("convert")) return convert(args.convert);
-    if (app.got_subcommand("diff")) return diff(args.diff);
-    if (app.got_subcommand("estimate")) return estimate(args.estimate);
-    return analyze(args.analyze);
+    const int code = app.got_subcommand("convert")    ? convert(args.convert)
+                     : app.got_subcommand("diff")     ? diff(args.diff)
+                     : app.got_subcommand("estimate") ? estimate(args.estimate)
+                                                      : analyze(args.analyze);
+    // Here, not where the count was found: every file, mapping and column of the run is gone.
+    return code == kHandOver ? hand_over(argv, args.analyze.quiet || args.diff.quiet) : code;
 }

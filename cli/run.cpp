@@ -1,6 +1,13 @@
 // The commands' shared steps (cli/run.h).
 #include "run.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <system_error>
 
@@ -30,6 +37,12 @@ int exit_code_for(const std::exception& e, const std::string& file) {
     if (dynamic_cast<const graph::StorageError*>(&e)) {  // out of room for columns: as out of memory
         std::cerr << "heapgraph: " << file << ": " << e.what() << " (stage '" << current_stage() << "')\n";
         return kOutOfMemory;
+    }
+    if (dynamic_cast<const TooManyObjects*>(&e)) {
+        if (wide_tool()) return hand_over_reason() = e.what(), kHandOver;  // hand_over says it
+        std::cerr << "heapgraph: " << e.what()
+                  << "; heapgraph-wide (64-bit node ids), which numbers more, is not installed beside heapgraph\n";
+        return kUnsupported;
     }
     std::cerr << "heapgraph: " << e.what() << "\n";
     if (dynamic_cast<const BadRequest*>(&e)) return kUsage;
@@ -79,6 +92,46 @@ void limit_threads(const CLI::App& app, const Args& args) {
 void configure_storage(const CLI::App& app, const Args& args) {
     const LoadOptions& load = load_options(app, args);
     graph::configure_storage({.memory_limit = load.memory_limit, .temp_dir = load.temp_dir});
+}
+
+void narrow_id_limit([[maybe_unused]] Args& args) {
+#ifndef HEAPGRAPH_WIDE_IDS
+    const char* limit = std::getenv("HEAPGRAPH_NARROW_ID_LIMIT");
+    if (!limit) return;
+    const std::uint64_t objects = std::min<std::uint64_t>(std::strtoull(limit, nullptr, 10), graph::kMaxNodes);
+    for (LoadOptions* load : {&args.analyze.load, &args.diff.load, &args.convert.load, &args.estimate.load})
+        load->limits.objects = objects;
+#endif
+}
+
+std::optional<std::string> wide_tool() {
+#ifdef HEAPGRAPH_WIDE_IDS
+    return std::nullopt;
+#else
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (error) return std::nullopt;
+    std::string wide = (self.parent_path() / "heapgraph-wide").string();
+    if (::access(wide.c_str(), X_OK) != 0) return std::nullopt;
+    return wide;
+#endif
+}
+
+std::string& hand_over_reason() {
+    static std::string reason;
+    return reason;
+}
+
+int hand_over(char** argv, bool quiet) {
+    std::optional<std::string> wide = wide_tool();
+    if (!quiet) std::cerr << "heapgraph: " << hand_over_reason() << "; handing it over to heapgraph-wide (64-bit node ids)\n";
+    std::cout.flush(), std::cerr.flush();
+    if (wide) {
+        argv[0] = wide->data();
+        ::execv(wide->c_str(), argv);
+    }
+    std::cerr << "heapgraph: cannot run " << wide.value_or("heapgraph-wide") << ": " << std::strerror(errno) << "\n";
+    return kUnsupported;
 }
 
 }  // namespace heapgraph::cli

@@ -24,6 +24,10 @@ T& never_freed(T* object) {
     return *object;
 }
 
+// Not an exit code: the command's dump holds more objects than 32-bit node ids number, and
+// main() runs the same command line with heapgraph-wide instead (hand_over).
+inline constexpr int kHandOver = -1;
+
 // "-" is stdout; anything else is written atomically.
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 // Prints an exception from loading or analysing a dump as its one line; its exit code.
@@ -39,5 +43,15 @@ void print_warnings(const std::vector<Warning>& warnings, const std::string& pre
 void limit_threads(const CLI::App& app, const Args& args);
 // The graph columns' memory budget and temp dir (--memory-limit, --temp-dir), process-wide.
 void configure_storage(const CLI::App& app, const Args& args);
+// HEAPGRAPH_NARROW_ID_LIMIT, for tests only: a small object limit for the 32-bit build, so
+// that the hand-over to heapgraph-wide runs on small dumps. heapgraph-wide ignores it.
+void narrow_id_limit(Args& args);
+// heapgraph-wide beside this program's file, when this is the 32-bit build and it is there.
+std::optional<std::string> wide_tool();
+// Why exit_code_for chose kHandOver (the dump's count), for hand_over's line on stderr.
+std::string& hand_over_reason();
+// Runs heapgraph-wide with this command line, saying why unless `quiet`; returns only when
+// it cannot (exit 3).
+int hand_over(char** argv, bool quiet);
 
 }  // namespace heapgraph::cli

@@ -122,11 +122,11 @@ private:
         AddressIndex::Range range;
         for (const EdgeBlock& block : parts_.blocks) range.merge(block.range);
         for (const HeapClass& c : parts_.classes) range.add(c.id);
-        // Past 2^32 objects the dense ids would wrap and name the wrong objects: refuse at once.
+        // Past 2^32 objects 32-bit ids would wrap and name the wrong objects: refuse at once.
         if (range.count > parts_.limits.objects)
-            throw UnsupportedFormat(info_.path + ": holds " + std::to_string(range.count) +
-                                    " objects and classes; heapgraph numbers at most " +
-                                    std::to_string(parts_.limits.objects) + " in one dump (32-bit node ids, docs/heap-graph.md)");
+            throw TooManyObjects(info_.path + ": holds " + std::to_string(range.count) +
+                                 " objects and classes; heapgraph numbers at most " + std::to_string(parts_.limits.objects) +
+                                 " in one dump (" + std::to_string(8 * sizeof(NodeId)) + "-bit node ids, docs/heap-graph.md)");
         return range;
     }
 

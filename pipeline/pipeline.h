@@ -169,6 +169,11 @@ private:
 class UnsupportedFormat : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+// A dump of more objects than DumpLimits::objects: `heapgraph` hands it over to
+// `heapgraph-wide`, whose 64-bit node ids number it (cli/main.cpp, docs/heap-graph.md).
+class TooManyObjects : public UnsupportedFormat {
+    using UnsupportedFormat::UnsupportedFormat;
+};
 // UnreadableDump (the file cannot be opened, or is no dump we recognise): formats/regular_file.h.
 // A valid request that does not fit the file (a dump index past the last dump).
 class BadRequest : public std::runtime_error {
