@@ -49,7 +49,10 @@ public:
         std::size_t first = anchor + 1;
         if (path.size() - first > kHolderTailSteps) {
             first = path.size() - kHolderTailSteps;
-            h.path.push_back({"(" + std::to_string(first - anchor - 1) + " steps)", "..."});
+            // Appended, not "(" + to_string(...): GCC 12 warns falsely on that form (-Wrestrict, its bug 105329).
+            std::string steps = "(";
+            steps.append(std::to_string(first - anchor - 1)).append(" steps)");
+            h.path.push_back({std::move(steps), "..."});
         }
         for (std::size_t i = first; i < path.size(); ++i) h.path.push_back({node_class_name(g_, path[i]), via(path[i])});
         if (g_.types.kind(path[anchor]) != NodeKind::class_object) h.anchor_kind = root_kind(path[anchor]);

@@ -95,16 +95,19 @@ std::uint64_t InferredLoaders::find_loader_objects(const std::vector<std::uint8_
         BlockReader reader(block);
         BlockReader::Entry e;
         while (reader.next(e)) {
-            std::optional<std::uint32_t> cls = e.kind == ObjectKind::instance ? record_at(e.raw_class_id) : std::nullopt;
-            bool loader = cls && is_loader_class[*cls], named = cls && !loader && javacore_objects.count(e.address);
+            // A plain index, not an optional: GCC 12 warns falsely on reading the optional below.
+            constexpr std::uint32_t kNoRecord = 0xFFFFFFFFu;
+            const std::uint32_t cls = e.kind == ObjectKind::instance ? record_at(e.raw_class_id).value_or(kNoRecord) : kNoRecord;
+            const bool known = cls != kNoRecord;
+            bool loader = known && is_loader_class[cls], named = known && !loader && javacore_objects.count(e.address);
             std::vector<ObjectId>* refs = loader || named ? &loader_refs_[e.address] : nullptr;
             for (std::uint32_t r = 0; r < e.ref_count; ++r) {
                 ObjectId ref = reader.next_ref(e);
                 if (refs) refs->push_back(ref);
             }
-            if (loader) loaders_[e.address] = cls.value_or(0);  // value_or: GCC cannot tell cls is set here
-            else if (named) javacore_loader_class_[e.address] = cls.value_or(0);
-            if (cls && jlc && *cls == *jlc && !by_address_.count(e.address)) ++on_heap_classes;
+            if (loader) loaders_[e.address] = cls;
+            else if (named) javacore_loader_class_[e.address] = cls;
+            if (known && jlc && cls == *jlc && !by_address_.count(e.address)) ++on_heap_classes;
         }
     }
     return on_heap_classes;
