@@ -165,9 +165,10 @@ void name_paths_and_read_values(Input& in, Findings& f, const Options& options, 
     clock.note(note);
 }
 
-// The analyses of what the value pass read.
+// The analyses of what the value pass read. `seconds`: the duplicate check's and the
+// collection capacities' own times, for the stage's note.
 void analyse_contents(Input& in, Findings& f, const Options& options, const DumpValues& values,
-                      const InspectedNodes& inspected) {
+                      const InspectedNodes& inspected, double (&seconds)[2]) {
     ContentFindings& c = f.content;
     inspect_objects(f, values, inspected, c);
     if (!values.available) {
@@ -179,10 +180,10 @@ void analyse_contents(Input& in, Findings& f, const Options& options, const Dump
         return;
     }
     c.values_read = true;
-    f.capacities = collection_capacities(f, values);
+    seconds[1] = seconds_of([&] { f.capacities = collection_capacities(f, values); });
     find_threads(f, values, c);
     find_system_properties(values, c);
-    find_duplicates(in.graph, f.retained.in_tree, f.addresses, values, options.top, c);
+    seconds[0] = seconds_of([&] { find_duplicates(in.graph, f.retained.in_tree, f.addresses, values, options.top, c); });
     if (c.split_arrays)
         f.warnings.push_back({"values_split_arrays", c.split_arrays,
                               "primitive arrays split by a segment boundary: their contents are not compared"});
@@ -210,15 +211,16 @@ void make_tables(Findings& f, const Options& options) {
 // The tables read the graph and the dominator tree only, the content analyses the values:
 // neither reads what the other writes, and each leaves a core idle in its serial parts
 // (the duplicates' sweep in file order, the tables' tree walk). The stage's note gives the
-// tables' own time.
+// tables' own time, and the duplicate check's and the capacities'.
 void analyse_contents_and_make_tables(Input& in, Findings& f, const Options& options, const DumpValues& values,
                                       const InspectedNodes& inspected, StageClock& clock) {
     clock.start("values");
-    double tables_seconds = 0;
-    tbb::parallel_invoke([&] { analyse_contents(in, f, options, values, inspected); },
+    double tables_seconds = 0, seconds[2] = {};
+    tbb::parallel_invoke([&] { analyse_contents(in, f, options, values, inspected, seconds); },
                          [&] { tables_seconds = seconds_of([&] { make_tables(f, options); }); });
-    char note[64];
-    std::snprintf(note, sizeof note, "tables alongside: %.2f s", tables_seconds);
+    char note[128];
+    std::snprintf(note, sizeof note, "duplicates %.2f s, capacities %.2f s; tables alongside: %.2f s", seconds[0],
+                  seconds[1], tables_seconds);
     clock.note(note);
 }
 
