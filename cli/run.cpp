@@ -126,6 +126,7 @@ int hand_over(char** argv, bool quiet) {
     std::optional<std::string> wide = wide_tool();
     if (!quiet) std::cerr << "heapgraph: " << hand_over_reason() << "; handing it over to heapgraph-wide (64-bit node ids)\n";
     std::cout.flush(), std::cerr.flush();
+    errno = ENOENT;  // gone since exit_code_for looked
     if (wide) {
         argv[0] = wide->data();
         ::execv(wide->c_str(), argv);
