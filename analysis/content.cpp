@@ -53,13 +53,24 @@ std::vector<NodeId> value_arrays(const DumpValues& values) {
     return index;
 }
 
-// One object to group: its contents' key, then the object.
+// A shallow size in 4 bytes, as graph::ShallowSizes keeps it: kLargeSize says "look it up".
+constexpr std::uint32_t kLargeSize = 0xFFFFFFFFu;
+std::uint32_t small_size(std::uint64_t bytes) { return bytes < kLargeSize ? static_cast<std::uint32_t>(bytes) : kLargeSize; }
+
+// One object to group: its contents' key, then the object. Its shallow size and its value
+// array's are copied in when the members are made, in node order: the groups come in hash
+// order, and looking the sizes up there jumps about the whole column (past the memory
+// limit, a page fault each: 31 s of the 8x replica's run).
 struct Member {
     std::uint64_t hash = 0, bytes = 0;
     std::uint32_t kind = 0;  // strings: JavaChars; arrays: element type
     NodeId node = kNoNode;
-    NodeId array = 0;  // index into DumpValues::arrays
-    std::uint64_t from = 0;   // first byte of the contents within the array's elements
+    NodeId array = 0;        // index into DumpValues::arrays
+    std::uint32_t own = 0;   // the node's shallow size (small_size)
+    std::uint64_t from = 0;  // first byte of the contents within the array's elements
+    std::uint32_t value = 0; // strings: the value array's shallow size (small_size; 0: not in the graph)
+
+    std::uint64_t own_bytes(const graph::HeapGraph& g) const { return own != kLargeSize ? own : g.shallow_bytes[node]; }
 
     bool same_key(const Member& o) const { return hash == o.hash && bytes == o.bytes && kind == o.kind; }
     bool operator<(const Member& o) const {
@@ -221,8 +232,8 @@ private:
 };
 
 // The strings to group: counted, with a char[] or byte[] value the pass read whole.
-Members string_members(const graph::NodeBits& counted, NodeAddresses addresses,
-                       const DumpValues& values, std::span<const NodeId> value_index) {
+Members string_members(const graph::HeapGraph& g, const graph::NodeBits& counted, NodeAddresses addresses,
+                       const DumpValues& values, std::span<const NodeId> value_index, std::span<const NodeId> array_nodes) {
     const std::vector<NodeId> nodes = nodes_of(values.strings, addresses);
     Members members;
     for (std::size_t i = 0; i < values.strings.size(); ++i) {
@@ -237,8 +248,10 @@ Members string_members(const graph::NodeBits& counted, NodeAddresses addresses,
         if (whole.size() != std::uint64_t{a.length} * basic_type_size(a.type, 4)) continue;  // split: not compared
         auto span = values.string_span(s, a);
         if (!span) continue;
+        const NodeId array_node = array_nodes[at];
         Member m{a.hash, span->bytes, static_cast<std::uint32_t>(span->chars), nodes[i], static_cast<NodeId>(at),
-                 span->from};
+                 small_size(g.shallow_bytes[nodes[i]]), span->from,
+                 array_node == kNoNode ? 0 : small_size(g.shallow_bytes[array_node])};
         if (span->bytes != whole.size()) m.hash = content_hash(whole.subspan(span->from, span->bytes));  // a JDK 6 slice
         members.push_back(m);
     }
@@ -246,7 +259,7 @@ Members string_members(const graph::NodeBits& counted, NodeAddresses addresses,
 }
 
 // Arrays that back a String are counted with the strings, not again here.
-Members array_members(const graph::NodeBits& counted, std::span<const NodeId> nodes,
+Members array_members(const graph::HeapGraph& g, const graph::NodeBits& counted, std::span<const NodeId> nodes,
                       const DumpValues& values, std::span<const NodeId> value_index) {
     std::vector<std::uint8_t> string_value(values.arrays.size(), 0);
     for (NodeId at : value_index)
@@ -256,7 +269,7 @@ Members array_members(const graph::NodeBits& counted, std::span<const NodeId> no
         const ArrayObject& a = values.arrays[i];
         if (nodes[i] == kNoNode || !counted.test(nodes[i]) || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
         const std::uint64_t bytes = std::uint64_t{a.length} * basic_type_size(a.type, 4);
-        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<NodeId>(i), 0});
+        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<NodeId>(i), small_size(g.shallow_bytes[nodes[i]])});
     }
     return members;
 }
@@ -315,9 +328,12 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     if (!values.available || !values.source) return;  // PHD, classic: nothing was read
     const Grouper grouper(values);
     const std::vector<NodeId> array_nodes = nodes_of(values.arrays, addresses);
-    auto array_bytes = [&](NodeId a) { return array_nodes[a] == kNoNode ? 0 : g.shallow_bytes[array_nodes[a]]; };
+    // A member's value array's size: copied in (Member), or looked up when it is large.
+    auto array_bytes = [&](const Member& m) -> std::uint64_t {
+        return m.value != kLargeSize ? m.value : g.shallow_bytes[array_nodes[m.array]];
+    };
     const std::vector<NodeId> value_index = value_arrays(values);
-    Members strings = string_members(counted, addresses, values, value_index);
+    Members strings = string_members(g, counted, addresses, values, value_index, array_nodes);
     tbb::parallel_sort(strings.begin(), strings.end());
     // Values are decoded for the rows kept only: decoding every group would read the file
     // again in random order.
@@ -326,16 +342,17 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     grouper.for_each_group(strings, [&](auto first, auto last) {
         DuplicateString d;
         d.count = static_cast<std::uint64_t>(last - first);
-        std::vector<NodeId> arrays;
+        // Each distinct value array once (strings may share one), with its size.
+        std::vector<std::pair<NodeId, std::uint64_t>> arrays;
         for (auto m = first; m != last; ++m) {
-            d.wasted_bytes += g.shallow_bytes[m->node];
-            arrays.push_back(m->array);
+            d.wasted_bytes += m->own_bytes(g);
+            arrays.push_back({m->array, array_bytes(*m)});
         }
         std::sort(arrays.begin(), arrays.end());
         arrays.erase(std::unique(arrays.begin(), arrays.end()), arrays.end());
         d.arrays = arrays.size();
-        for (NodeId a : arrays) d.wasted_bytes += array_bytes(a);
-        d.wasted_bytes -= g.shallow_bytes[first->node] + array_bytes(first->array);
+        for (const auto& [a, bytes] : arrays) d.wasted_bytes += bytes;
+        d.wasted_bytes -= first->own_bytes(g) + array_bytes(*first);
         d.length = static_cast<JavaChars>(first->kind) == JavaChars::latin1 ? first->bytes : first->bytes / 2;
         d.example = first->node;
         out.string_wasted_bytes += d.wasted_bytes;
@@ -348,7 +365,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
         out.duplicate_strings.push_back(std::move(d));
     }
 
-    Members arrays = array_members(counted, array_nodes, values, value_index);
+    Members arrays = array_members(g, counted, array_nodes, values, value_index);
     tbb::parallel_sort(arrays.begin(), arrays.end());
     TopRows<std::pair<DuplicateArray, Member>, decltype(&most_wasted<DuplicateArray>)> array_rows(
         top, most_wasted<DuplicateArray>);
@@ -357,7 +374,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
         d.example = first->node;
         d.count = static_cast<std::uint64_t>(last - first);
         d.length = values.arrays[first->array].length;
-        for (auto m = first + 1; m != last; ++m) d.wasted_bytes += g.shallow_bytes[m->node];
+        for (auto m = first + 1; m != last; ++m) d.wasted_bytes += m->own_bytes(g);
         out.array_wasted_bytes += d.wasted_bytes;
         ++out.array_groups;
         array_rows.add({d, *first});
