@@ -45,6 +45,16 @@ inline std::string temp_dir() {
     return dir.path;
 }
 
+// An empty scratch directory `name` under temp_dir(), emptied if a case before left one.
+inline std::string fresh_dir(const std::string& name) {
+    const std::string dir = temp_dir() + "/" + name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 inline std::vector<std::uint8_t> read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -25,14 +25,9 @@ heapgraph::test::Run run_with(const std::string& env, const std::string& cli, co
     return run_command(env + cli + " 2>&1 " + args);
 }
 
-std::string scratch(const std::string& name) {
-    const std::string dir = temp_dir() + "/hand-over-" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
+using heapgraph::test::contains;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+std::string scratch(const std::string& name) { return heapgraph::test::fresh_dir("hand-over-" + name); }
 
 }  // namespace
 

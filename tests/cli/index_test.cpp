@@ -18,15 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A scratch directory of its own for each case, empty.
-std::string fresh_dir(const std::string& name) {
-    const std::string dir = temp_dir() + "/index-" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
+using heapgraph::test::contains;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+// A scratch directory of its own for each case, empty.
+std::string fresh_dir(const std::string& name) { return heapgraph::test::fresh_dir("index-" + name); }
 
 // The JSON report of `args`, written to `out`, with the run's output (stderr).
 std::string analyze(const std::string& args, const std::string& out, int expected_code = 0) {

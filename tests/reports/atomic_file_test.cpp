@@ -13,12 +13,7 @@ using namespace heapgraph;
 
 namespace {
 
-std::string fresh_dir(const std::string& name) {
-    std::string dir = test::temp_dir() + "/" + name;
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
+using test::fresh_dir;
 
 std::vector<std::string> files_in(const std::string& dir) {
     std::vector<std::string> names;
