@@ -22,7 +22,8 @@
 #
 # Environment:
 #   HEAPGRAPH   heapgraph binary (default <repo>/build-release/cli/heapgraph; built with
-#               cmake -G Ninja -DCMAKE_BUILD_TYPE=Release if that default is missing)
+#               cmake -G Ninja -DCMAKE_BUILD_TYPE=Release if that default is missing);
+#               .../cli/heapgraph-wide beside it benchmarks the 64-bit node ids build
 #   THREADS     --threads for heapgraph (default: nproc)
 #   RUNS        heapgraph runs per dump (default 3)
 #   BIGHEAP_JAVA_OPTS  JVM flags of the generator (default "-Xms10g -Xmx10g -Xmn2g -XX:+UseParallelGC
