@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <deque>
 #include <map>
-#include <optional>
 #include <unordered_map>
 
 #include "graph.h"
@@ -66,54 +65,13 @@ bool is_weak(std::span<const Edge> weak, NodeId from, NodeId to) {
     return it != weak.end() && it->from == from && it->to == to;
 }
 
-// A path tree's parents and slots when its columns are files (past --memory-limit). Set
-// where the search finds each node, they would dirty a random page of each column every
-// time: on the 8x replica the paths took 57.6 s, and 24.3 s with the columns in memory.
-// So each found node goes to the log of its range of node ids, written in sequence, and
-// each range is then filled from its log in one go, its pages written once.
-class RangedWrites {
-public:
-    explicit RangedWrites(NodeId nodes)
-        : range_(std::clamp<std::size_t>(nodes / 16, 1024, (64u << 20) / (sizeof(NodeId) + sizeof(std::uint32_t)))),
-          logs_(nodes / range_ + 1) {}
-
-    void add(NodeId to, NodeId from, std::uint32_t slot) { logs_[to / range_].push_back({to, from, slot}); }
-
-    // The columns were sized, not filled (a file's fresh pages read as zeros, unwritten).
-    void apply(PathTree& tree) {
-        for (std::size_t k = 0; k < logs_.size(); ++k) {
-            const std::size_t first = k * range_, last = std::min(first + range_, tree.parent.size());
-            if (first >= last) break;
-            std::fill(tree.parent.begin() + first, tree.parent.begin() + last, kNoNode);
-            std::fill(tree.slot.begin() + first, tree.slot.begin() + last, kNoSlot);
-            for (const Found& f : logs_[k]) tree.parent[f.to] = f.from, tree.slot[f.to] = f.slot;
-            logs_[k] = {};
-            tree.parent.release_pages(first, last), tree.slot.release_pages(first, last);
-        }
-    }
-
-private:
-    struct Found {
-        NodeId to, from;
-        std::uint32_t slot;
-    };
-    std::size_t range_;
-    std::vector<Column<Found>> logs_;
-};
-
 class PathSearch {
 public:
     PathSearch(const HeapGraph& g, std::span<const Edge> weak, const Progress& progress)
         : g_(g), weak_(weak), tick_(progress, g.node_count()), seen_(g.node_count()), weak_source_(g.node_count()) {
         const NodeId n = g.node_count();
-        tree_.parent.resize(n);
-        tree_.slot.resize(n);
-        if (tree_.parent.in_file() || tree_.slot.in_file()) {
-            ranged_.emplace(n);
-        } else {
-            std::fill(tree_.parent.begin(), tree_.parent.end(), kNoNode);
-            std::fill(tree_.slot.begin(), tree_.slot.end(), kNoSlot);
-        }
+        tree_.parent.assign(n, kNoNode);
+        tree_.slot.assign(n, kNoSlot);
         tree_.weak.assign(n, 0);  // only the weak nodes are written
         // Most nodes have no weak edge: mark those that do, so the strong pass searches the
         // weak list only for them (a search per edge cost seconds on a 33M-object heap).
@@ -133,7 +91,6 @@ public:
                 bfs(false);
             }
         tick_.finish();
-        if (ranged_) ranged_->apply(tree_);
         return std::move(tree_);
     }
 
@@ -152,13 +109,13 @@ private:
     // is weak or `from` was reached through one.
     void reach(NodeId from, NodeId to, bool weak, std::size_t slot = SIZE_MAX) {
         seen_.set(to);
+        tree_.parent[to] = from;
         if (weak) tree_.weak[to] = 1;
         if (slot == SIZE_MAX) {
             std::span<const NodeId> row = g_.out.of(from);
             slot = static_cast<std::size_t>(std::find(row.begin(), row.end(), to) - row.begin());
         }
-        if (ranged_) ranged_->add(to, from, static_cast<std::uint32_t>(slot));
-        else tree_.parent[to] = from, tree_.slot[to] = static_cast<std::uint32_t>(slot);
+        tree_.slot[to] = static_cast<std::uint32_t>(slot);
         queue_.push_back(to);
     }
 
@@ -178,7 +135,6 @@ private:
     const HeapGraph& g_;
     std::span<const Edge> weak_;
     PathTree tree_;
-    std::optional<RangedWrites> ranged_;  // when the tree's columns are files
     Ticker tick_;
     NodeBits seen_, weak_source_;  // bits: every edge tests one
     std::deque<NodeId> queue_;
