@@ -48,7 +48,9 @@ TEST_CASE("hand-over: heapgraph hands a dump past its object limit to heapgraph-
     CHECK(r.code == 5);
     CHECK(!contains(r.out, "heapgraph-wide"));
     CHECK(run_with("", HEAPGRAPH_CLI, "analyze " + dump + " --quiet --fail-on-suspect 1").code == 5);
-    // heapgraph-wide itself never hands over, whatever the variable says.
+    // heapgraph-wide says what it is, and never hands over, whatever the variable says.
+    CHECK(run_with("", HEAPGRAPH_CLI_WIDE, "--version").out.find("(heapgraph-wide: 64-bit node ids)") != std::string::npos);
+    CHECK(run_with("", HEAPGRAPH_CLI, "--version").out.find("64-bit") == std::string::npos);
     r = run_with(kLimit, HEAPGRAPH_CLI_WIDE, "analyze " + dump + " --json " + dir + "/direct.json");
     CHECK(r.code == 0);
     CHECK(!contains(r.out, "handing"));
