@@ -53,10 +53,6 @@ std::vector<NodeId> value_arrays(const DumpValues& values) {
     return index;
 }
 
-// A shallow size in 4 bytes, as graph::ShallowSizes keeps it: kLargeSize says "look it up".
-constexpr std::uint32_t kLargeSize = 0xFFFFFFFFu;
-std::uint32_t small_size(std::uint64_t bytes) { return bytes < kLargeSize ? static_cast<std::uint32_t>(bytes) : kLargeSize; }
-
 // One object to group: its contents' key, then the object. Its shallow size and its value
 // array's are copied in when the members are made, in node order: the groups come in hash
 // order, and looking the sizes up there jumps about the whole column (past the memory
@@ -66,11 +62,11 @@ struct Member {
     std::uint32_t kind = 0;  // strings: JavaChars; arrays: element type
     NodeId node = kNoNode;
     NodeId array = 0;        // index into DumpValues::arrays
-    std::uint32_t own = 0;   // the node's shallow size (small_size)
+    std::uint32_t own = 0;   // the node's shallow size word (graph::ShallowSizes::word)
     std::uint64_t from = 0;  // first byte of the contents within the array's elements
-    std::uint32_t value = 0; // strings: the value array's shallow size (small_size; 0: not in the graph)
+    std::uint32_t value = 0; // strings: the value array's shallow size word (0: not in the graph)
 
-    std::uint64_t own_bytes(const graph::HeapGraph& g) const { return own != kLargeSize ? own : g.shallow_bytes[node]; }
+    std::uint64_t own_bytes(const graph::HeapGraph& g) const { return g.shallow_bytes.size_of(own, node); }
 
     bool same_key(const Member& o) const { return hash == o.hash && bytes == o.bytes && kind == o.kind; }
     bool operator<(const Member& o) const {
@@ -250,8 +246,8 @@ Members string_members(const graph::HeapGraph& g, const graph::NodeBits& counted
         if (!span) continue;
         const NodeId array_node = array_nodes[at];
         Member m{a.hash, span->bytes, static_cast<std::uint32_t>(span->chars), nodes[i], static_cast<NodeId>(at),
-                 small_size(g.shallow_bytes[nodes[i]]), span->from,
-                 array_node == kNoNode ? 0 : small_size(g.shallow_bytes[array_node])};
+                 g.shallow_bytes.word(nodes[i]), span->from,
+                 array_node == kNoNode ? 0 : g.shallow_bytes.word(array_node)};
         if (span->bytes != whole.size()) m.hash = content_hash(whole.subspan(span->from, span->bytes));  // a JDK 6 slice
         members.push_back(m);
     }
@@ -269,7 +265,7 @@ Members array_members(const graph::HeapGraph& g, const graph::NodeBits& counted,
         const ArrayObject& a = values.arrays[i];
         if (nodes[i] == kNoNode || !counted.test(nodes[i]) || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
         const std::uint64_t bytes = std::uint64_t{a.length} * basic_type_size(a.type, 4);
-        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<NodeId>(i), small_size(g.shallow_bytes[nodes[i]])});
+        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<NodeId>(i), g.shallow_bytes.word(nodes[i])});
     }
     return members;
 }
@@ -328,10 +324,8 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     if (!values.available || !values.source) return;  // PHD, classic: nothing was read
     const Grouper grouper(values);
     const std::vector<NodeId> array_nodes = nodes_of(values.arrays, addresses);
-    // A member's value array's size: copied in (Member), or looked up when it is large.
-    auto array_bytes = [&](const Member& m) -> std::uint64_t {
-        return m.value != kLargeSize ? m.value : g.shallow_bytes[array_nodes[m.array]];
-    };
+    // A member's value array's size, from its word (Member).
+    auto array_bytes = [&](const Member& m) { return g.shallow_bytes.size_of(m.value, array_nodes[m.array]); };
     const std::vector<NodeId> value_index = value_arrays(values);
     Members strings = string_members(g, counted, addresses, values, value_index, array_nodes);
     tbb::parallel_sort(strings.begin(), strings.end());

@@ -24,10 +24,11 @@ public:
         for (std::size_t v = 0; v < sizes.size(); ++v) set(v, sizes[v]);
     }
 
-    std::uint64_t operator[](std::size_t v) const {
-        const std::uint32_t small = small_[v];
-        return small != kLarge ? small : large(v);
-    }
+    std::uint64_t operator[](std::size_t v) const { return size_of(word(v), v); }
+    // Node v's 4-byte word, for a copy kept elsewhere (in another order); size_of(word, v)
+    // gives the size back, looking it up only for the rare large one.
+    std::uint32_t word(std::size_t v) const { return small_[v]; }
+    std::uint64_t size_of(std::uint32_t word, std::size_t v) const { return word != kLarge ? word : large(v); }
     // Safe from several threads for distinct nodes.
     void set(std::size_t v, std::uint64_t bytes) {
         if (bytes < kLarge) {
