@@ -15,8 +15,8 @@ int estimate(const EstimateArgs& args) {
         LoadedDump scanned = load_dump(args.dump, options);
         // The scan counts records (the graph adds no object): past the limit, analyze hands
         // the dump over to heapgraph-wide, and this is its estimate.
-        const bool wide = sizeof(graph::NodeId) == 8 || scanned.scan.objects > options.limits.objects;
-        const analysis::Estimate figures = analysis::estimate(scanned, peak_rss_bytes(), wide ? 64 : 32);
+        const bool handed_over = scanned.scan.objects > options.limits.objects;
+        const analysis::Estimate figures = analysis::estimate(scanned, peak_rss_bytes(), handed_over ? 64 : graph::kNodeIdBits);
         std::cout << analysis::estimate_json(scanned, figures) << std::flush;
         return kOk;
     } catch (const std::exception& e) {

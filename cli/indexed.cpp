@@ -134,7 +134,7 @@ namespace {
 LoadedDump load_indexed(const std::string& dir, const std::string& dump, const LoadOptions& load, bool quiet,
                         std::optional<reports::IndexEntry>& keep) {
     // The reports do not depend on the id width; the kept columns do (heapgraph-wide).
-    keep = entry_for(dir, dump, load, {{"kept", "graph"}, {"node_id_bits", 8 * sizeof(graph::NodeId)}});
+    keep = entry_for(dir, dump, load, {{"kept", "graph"}, {"node_id_bits", graph::kNodeIdBits}});
     if (!keep) return load_dump(dump, load);
     std::vector<StageTiming> timings;
     StageClock clock(timings);  // draws nothing: a run that finds no graph kept has no such stage

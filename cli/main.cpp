@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     CLI::App app{"heapgraph: what is holding the memory of a Java heap dump (HPROF, PHD, classic text)"};
     // heapgraph-wide says so: the two tools are otherwise the same program.
-    const char* ids = sizeof(graph::NodeId) == 8 ? " (heapgraph-wide: 64-bit node ids)" : "";
+    const char* ids = graph::kNodeIdBits == 64 ? " (heapgraph-wide: 64-bit node ids)" : "";
     app.set_version_flag("--version", std::string("heapgraph ") + HEAPGRAPH_VERSION + ids);
     app.require_subcommand(1);
     Args args;

@@ -94,27 +94,22 @@ void configure_storage(const CLI::App& app, const Args& args) {
     graph::configure_storage({.memory_limit = load.memory_limit, .temp_dir = load.temp_dir});
 }
 
-void narrow_id_limit([[maybe_unused]] Args& args) {
-#ifndef HEAPGRAPH_WIDE_IDS
+void narrow_id_limit(Args& args) {
     const char* limit = std::getenv("HEAPGRAPH_NARROW_ID_LIMIT");
-    if (!limit) return;
+    if (!limit || graph::kNodeIdBits != 32) return;
     const std::uint64_t objects = std::min<std::uint64_t>(std::strtoull(limit, nullptr, 10), graph::kMaxNodes);
     for (LoadOptions* load : {&args.analyze.load, &args.diff.load, &args.convert.load, &args.estimate.load})
         load->limits.objects = objects;
-#endif
 }
 
 std::optional<std::string> wide_tool() {
-#ifdef HEAPGRAPH_WIDE_IDS
-    return std::nullopt;
-#else
+    if (graph::kNodeIdBits != 32) return std::nullopt;
     std::error_code error;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
     if (error) return std::nullopt;
     std::string wide = (self.parent_path() / "heapgraph-wide").string();
     if (::access(wide.c_str(), X_OK) != 0) return std::nullopt;
     return wide;
-#endif
 }
 
 std::string& hand_over_reason() {

@@ -32,6 +32,8 @@ using NodeId = std::uint64_t;
 using NodeId = std::uint32_t;
 #endif
 inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
+// 32 in heapgraph, 64 in heapgraph-wide: what the tools test and say of the width.
+inline constexpr unsigned kNodeIdBits = 8 * sizeof(NodeId);
 // The most objects (class objects included) one graph numbers: the top three id values are
 // reserved (kNoNode, the dominator step's super root and "unreached"). The loaders refuse a
 // dump that holds more, naming the count (docs/heap-graph.md).

@@ -126,7 +126,7 @@ private:
         if (range.count > parts_.limits.objects)
             throw TooManyObjects(info_.path + ": holds " + std::to_string(range.count) +
                                  " objects and classes; heapgraph numbers at most " + std::to_string(parts_.limits.objects) +
-                                 " in one dump (" + std::to_string(8 * sizeof(NodeId)) + "-bit node ids, docs/heap-graph.md)");
+                                 " in one dump (" + std::to_string(graph::kNodeIdBits) + "-bit node ids, docs/heap-graph.md)");
         return range;
     }
 
