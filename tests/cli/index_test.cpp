@@ -13,7 +13,6 @@
 using heapgraph::test::data_path;
 using heapgraph::test::run;
 using heapgraph::test::slurp;
-using heapgraph::test::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
