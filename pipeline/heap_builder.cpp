@@ -124,9 +124,8 @@ private:
         for (const HeapClass& c : parts_.classes) range.add(c.id);
         // Past 2^32 objects 32-bit ids would wrap and name the wrong objects: refuse at once.
         if (range.count > parts_.limits.objects)
-            throw TooManyObjects(info_.path + ": holds " + std::to_string(range.count) +
-                                 " objects and classes; heapgraph numbers at most " + std::to_string(parts_.limits.objects) +
-                                 " in one dump (" + std::to_string(graph::kNodeIdBits) + "-bit node ids, docs/heap-graph.md)");
+            throw TooManyObjects(info_.path, "holds " + std::to_string(range.count) + " objects and classes",
+                                 parts_.limits.objects);
         return range;
     }
 

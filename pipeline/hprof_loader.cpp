@@ -187,11 +187,28 @@ private:
             return;
         }
         EdgeBlock& block = std::get<EdgeBlock>(result);
+        count_objects(task, block);
         out_.deferred.push_back(block.deferred_on ? task.chunk : nullptr);
         out_.blocks.push_back(std::move(block));
         if (release_pages_ && task.chunk->owned.empty()) release_pages(task.chunk->bytes);  // copies own their bytes
         if (options_.progress)
             options_.progress({"decode", chunker_.done_bytes(), chunker_.total_bytes(), "B"});
+    }
+
+    // Past the object limit the count only grows, and heapgraph hands the dump over to
+    // heapgraph-wide, which decodes it again: the refusal cancels the flow at once instead of
+    // decoding the rest for nothing (cli/run.cpp). An error before it in the file still wins.
+    void count_objects(const ChunkTask& task, const EdgeBlock& block) {
+        objects_ += block.range.count;
+        if (objects_ <= options_.limits.objects) return;
+        {
+            std::lock_guard lock(error_mutex_);
+            if (first_error_) fail(info_, *first_error_);
+        }
+        const std::uint64_t end = task.chunk->file_offset(task.chunk->bytes.size());
+        throw TooManyObjects(info_.path,
+                             "holds more than " + std::to_string(options_.limits.objects) + " objects by byte offset " + hex_offset(end),
+                             options_.limits.objects);
     }
 
     // The error first in the file wins, whichever thread met it first.
@@ -220,6 +237,7 @@ private:
     std::shared_ptr<const ClassTable> table_;
     std::size_t classes_in_table_ = 0;
     DecodedDump out_;
+    std::uint64_t objects_ = 0;  // in the blocks kept so far
     std::mutex error_mutex_;
     std::optional<DecodeError> first_error_;
 };

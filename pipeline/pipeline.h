@@ -172,7 +172,11 @@ class UnsupportedFormat : public std::runtime_error {
 // A dump of more objects than DumpLimits::objects: `heapgraph` hands it over to
 // `heapgraph-wide`, whose 64-bit node ids number it (cli/main.cpp, docs/heap-graph.md).
 class TooManyObjects : public UnsupportedFormat {
-    using UnsupportedFormat::UnsupportedFormat;
+public:
+    // `held` says how many: "holds 32256 objects and classes".
+    TooManyObjects(const std::string& path, const std::string& held, std::uint64_t limit)
+        : UnsupportedFormat(path + ": " + held + "; heapgraph numbers at most " + std::to_string(limit) +
+                            " in one dump (" + std::to_string(graph::kNodeIdBits) + "-bit node ids, docs/heap-graph.md)") {}
 };
 // UnreadableDump (the file cannot be opened, or is no dump we recognise): formats/regular_file.h.
 // A valid request that does not fit the file (a dump index past the last dump).
