@@ -85,6 +85,8 @@ void dominators_and_walks(Input& in, Findings& f, const Options& options, StageC
                    .progress = bar(options, "dominators"),
                    .before_release = options.before_changes});
     if (options.before_changes) options.before_changes();
+    // The summary and histograms read it; the index keeps the graph before it is set.
+    if (in.graph.reachable.words() == 0) in.graph.reachable = std::move(f.retained.reachable);
     char walks[96];
     if (options.report)
         std::snprintf(walks, sizeof walks, "paths %.2f s and collections %.2f s", seconds[0], seconds[1]);

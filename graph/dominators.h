@@ -75,6 +75,9 @@ struct Retained {
     std::vector<NodeId> top;                // the super root's children, in preorder
     std::vector<NodeId> unreachable_roots;  // with keep_unreachable: the extra roots chosen
     NodeBits in_tree;                       // set when the node is in the dominator tree
+    // What the global roots reach, for an empty graph.reachable (heap_graph.h): the tree's
+    // nodes, or with keep_unreachable a walk of its own. Empty when the graph had it already.
+    NodeBits reachable;
 };
 
 // Dominators and retained sizes over the graph's global roots, plus, with keep_unreachable,

@@ -3,7 +3,6 @@
 // Scatter keeps edge-list order within a node, so the result does not depend on threads.
 #include "graph.h"
 
-#include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -66,7 +65,8 @@ Csr make_csr(const std::vector<Edge>& edges, NodeId nodes) {
 }  // namespace
 
 // A depth-first walk with an explicit stack. Serial on purpose: a parallel BFS paid more in
-// atomics and frontier copies than it gained, and this runs beside the transpose anyway.
+// atomics and frontier copies than it gained. The analysis needs it only to keep unreachable
+// objects (PHD, classic text, --keep-unreachable): the dominator step reaches the same nodes.
 NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts) {
     NodeBits seen(out.rows());
     std::vector<NodeId> stack;
@@ -79,6 +79,12 @@ NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts) {
             if (!seen.test(w)) seen.set(w), stack.push_back(w);
     }
     return seen;
+}
+
+const NodeBits& reachable_of(const HeapGraph& graph, NodeBits& walked) {
+    if (graph.reachable.words() != 0 || graph.node_count() == 0) return graph.reachable;
+    walked = mark_reachable(graph.out, graph.root_nodes);
+    return walked;
 }
 
 namespace {
@@ -158,10 +164,7 @@ HeapGraph build_heap_graph(HeapInput input) {
     std::sort(graph.root_nodes.begin(), graph.root_nodes.end());
     graph.root_nodes.erase(std::unique(graph.root_nodes.begin(), graph.root_nodes.end()),
                            graph.root_nodes.end());
-    // Both only read the outgoing rows: the walk runs beside the transpose.
-    tbb::parallel_invoke(
-        [&] { graph.in = transpose(graph.out, input.progress); },
-        [&] { graph.reachable = mark_reachable(graph.out, graph.root_nodes); });
+    graph.in = transpose(graph.out, input.progress);
     return graph;
 }
 

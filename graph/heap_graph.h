@@ -125,20 +125,25 @@ struct HeapGraph {
     std::vector<GcRoot> roots;  // one entry per root record, as the dump lists them
     std::vector<std::string> root_kind_names;
     std::vector<NodeId> root_nodes;      // distinct nodes of global roots, ascending
-    NodeBits reachable;  // set when some path from a root reaches the node
+    // Set when some path from a root reaches the node. Empty (no words) until the analysis
+    // sets it (compute_retained): its dominator step reaches the same nodes from the same
+    // roots, so a walk of its own at load would repeat one (reachable_of).
+    NodeBits reachable;
     std::uint64_t edges = 0;              // kept when the rows are released after dominators
 
     NodeId node_count() const { return static_cast<NodeId>(types.size()); }
 };
 
 // Builds the outgoing rows from an edge list (count degrees, prefix sum, scatter, as gapbs
-// does) unless given them, transposes them and marks reachability.
+// does) unless given them, and transposes them; `reachable` is left empty.
 HeapGraph build_heap_graph(HeapInput input);
 // Referrer rows of the objects with two or more referrers, each sorted by source.
 Csr transpose(const Csr& out, const Progress& progress = {});
 
 // Nodes reachable from `starts` along out-edges, a bit per node.
 NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts);
+// graph.reachable once set; before that, a walk from the roots into `walked`.
+const NodeBits& reachable_of(const HeapGraph& graph, NodeBits& walked);
 
 // Counts of objects leave class objects out; byte totals include them (a class object's
 // bytes are its statics), so the histogram's bytes add up to reachable_bytes.

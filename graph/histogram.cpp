@@ -14,9 +14,11 @@ Summary summarize(const HeapGraph& graph) {
     s.edges = graph.edges;
     s.gc_roots_by_kind.assign(graph.root_kind_names.size(), 0);
     for (const GcRoot& root : graph.roots) ++s.gc_roots_by_kind[root.kind];
+    NodeBits walked;
+    const NodeBits& reached = reachable_of(graph, walked);
     for (NodeId v = 0; v < graph.node_count(); ++v) {
         std::uint64_t bytes = graph.shallow_bytes[v];
-        bool reachable = graph.reachable.test(v);
+        bool reachable = reached.test(v);
         s.shallow_bytes += bytes;
         (reachable ? s.reachable_bytes : s.unreachable_bytes) += bytes;
         switch (graph.types.kind(v)) {
@@ -36,7 +38,8 @@ Summary summarize(const HeapGraph& graph) {
 }
 
 std::vector<HistogramRow> class_histogram(const HeapGraph& graph, bool reachable) {
-    return class_histogram(graph, graph.reachable, reachable);
+    NodeBits walked;
+    return class_histogram(graph, reachable_of(graph, walked), reachable);
 }
 
 const char* node_kind_name(NodeKind kind) {

@@ -23,17 +23,18 @@ namespace {
 //      root is marked from at once, so later candidates see it.
 class UnreachableRoots {
 public:
-    explicit UnreachableRoots(const HeapGraph& graph)
-        : graph_(graph), marked_(graph.reachable), inbound_(graph.node_count(), 0), outbound_(graph.node_count(), 0) {}
+    UnreachableRoots(const HeapGraph& graph, const NodeBits& reachable)
+        : graph_(graph), reachable_(reachable), marked_(reachable), inbound_(graph.node_count(), 0),
+          outbound_(graph.node_count(), 0) {}
 
     std::vector<NodeId> choose() {
         const NodeId n = graph_.node_count();
         for (NodeId v = 0; v < n; ++v)
-            if (!graph_.reachable.test(v))
+            if (!reachable_.test(v))
                 for (NodeId w : graph_.out.of(v))
                     if (w != v && inbound_[w] < 255) ++inbound_[w];
         for (NodeId v = 0; v < n; ++v)
-            if (!graph_.reachable.test(v) && inbound_[v] == 0) chosen_.push_back(v);
+            if (!reachable_.test(v) && inbound_[v] == 0) chosen_.push_back(v);
         for (NodeId v : chosen_) mark_from(v);
         for (int pass = 0; pass < 10; ++pass) run_pass(pass);
         return chosen_;
@@ -82,6 +83,7 @@ private:
     }
 
     const HeapGraph& graph_;
+    const NodeBits& reachable_;
     NodeBits marked_;
     Column<std::uint8_t> inbound_, outbound_;
     std::vector<NodeId> chosen_;
@@ -138,14 +140,17 @@ template <typename Dominators>
 Retained retained_with(const HeapGraph& graph, const RetainedOptions& options, Dominators dominators) {
     Retained result;
     std::vector<NodeId> roots = graph.root_nodes;
+    NodeBits walked;
     if (options.keep_unreachable) {
-        result.unreachable_roots = UnreachableRoots(graph).choose();
+        result.unreachable_roots = UnreachableRoots(graph, reachable_of(graph, walked)).choose();
         roots.insert(roots.end(), result.unreachable_roots.begin(), result.unreachable_roots.end());
         std::sort(roots.begin(), roots.end());
     }
     result.tree = dominators(roots);
     result.in_tree = NodeBits(graph.node_count());
     for (NodeId v : result.tree.preorder) result.in_tree.set(v);
+    // From the global roots alone the step reached exactly what they reach.
+    if (graph.reachable.words() == 0) result.reachable = options.keep_unreachable ? std::move(walked) : result.in_tree;
     make_children(result);
     return result;
 }
