@@ -18,14 +18,6 @@ void sort_unique(std::vector<ObjectId>& ids) {
 
 }  // namespace
 
-void BlockSink::put_varint(std::uint64_t value) {
-    while (value >= 0x80) {
-        out_.push_back(static_cast<std::uint8_t>(value | 0x80));
-        value >>= 7;
-    }
-    out_.push_back(static_cast<std::uint8_t>(value));
-}
-
 std::uint32_t BlockSink::ordinal_of(ObjectId class_id) {
     if (!ordinals_) return 0;
     if (class_id != cached_class_ || class_id == 0) {
@@ -44,31 +36,37 @@ void BlockSink::note_key(ObjectKind kind, ObjectId id) {
     if (fresh) block_.class_keys.push_back(last_key_);
 }
 
-void BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
-    put_varint(o.position - position_);
+std::uint8_t* BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
+    // position, kind, address, ordinal or element type, class id, length, size, refs
+    constexpr std::size_t kHeadBytes = 2 + 7 * kVarintBytes;
+    const std::size_t size = out_.size();
+    out_.resize(size + kHeadBytes + refs * kVarintBytes);
+    std::uint8_t* at = out_.data() + size;
+    at = put_varint(at, o.position - position_);
     position_ = o.position;
-    out_.push_back(static_cast<std::uint8_t>(static_cast<std::uint8_t>(o.kind) | (o.shallow_bytes ? kSized : 0)));
-    put_varint(zigzag(static_cast<std::int64_t>(o.address - address_)));
+    *at++ = static_cast<std::uint8_t>(static_cast<std::uint8_t>(o.kind) | (o.shallow_bytes ? kSized : 0));
+    at = put_varint(at, zigzag(static_cast<std::int64_t>(o.address - address_)));
     address_ = o.address;
     std::uint32_t ordinal = 0;
     if (o.kind == ObjectKind::primitive_array) {
-        out_.push_back(o.element_type);
+        *at++ = o.element_type;
         note_key(o.kind, o.element_type);
     } else {
         ordinal = ordinal_of(o.class_id);
-        put_varint(ordinal);
+        at = put_varint(at, ordinal);
         if (ordinal == 0) {
-            put_varint(o.class_id);
+            at = put_varint(at, o.class_id);
             note_key(o.kind, o.class_id);
             if (o.kind == ObjectKind::object_array) block_.unknown_classes.push_back(o.class_id);
         }
     }
-    if (o.kind != ObjectKind::instance || ordinal == 0) put_varint(o.length);
-    if (o.shallow_bytes) put_varint(*o.shallow_bytes);
-    put_varint(refs);
+    if (o.kind != ObjectKind::instance || ordinal == 0) at = put_varint(at, o.length);
+    if (o.shallow_bytes) at = put_varint(at, *o.shallow_bytes);
+    at = put_varint(at, refs);
     block_.range.add(o.address);
     ++block_.objects;
     block_.refs += refs;
+    return at;
 }
 
 void BlockSink::finish() {

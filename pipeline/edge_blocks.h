@@ -92,17 +92,30 @@ public:
     // `refs`: non-null references, in record order.
     template <typename Refs>
     void add_object(const SinkObject& o, const Refs& refs) {
-        begin_object(o, refs.size());
-        for (ObjectId ref : refs) put_varint(zigzag(static_cast<std::int64_t>(ref - o.address)));
+        std::uint8_t* at = begin_object(o, refs.size());
+        for (ObjectId ref : refs) at = put_varint(at, zigzag(static_cast<std::int64_t>(ref - o.address)));
+        out_.resize(static_cast<std::size_t>(at - out_.data()));
     }
     void add_root(const RootRecord& root) { block_.roots.push_back(root); }
     void finish();  // sorts the unknown array classes, hands the entries to the block
 
 private:
-    void begin_object(const SinkObject& o, std::size_t refs);
+    // Makes room for the entry at the end of out_ (its most bytes) and writes its head; the
+    // references go after the pointer returned, and add_object cuts out_ to what was written.
+    // Bytes go through a pointer: a store through a uint8_t* may alias the vector's own
+    // pointers, and push_back reloaded them after every byte (3% of a run's CPU).
+    std::uint8_t* begin_object(const SinkObject& o, std::size_t refs);
     std::uint32_t ordinal_of(ObjectId class_id);
     void note_key(ObjectKind kind, ObjectId id);
-    void put_varint(std::uint64_t value);
+    static constexpr std::size_t kVarintBytes = 10;  // a 64-bit value, 7 bits a byte
+    static std::uint8_t* put_varint(std::uint8_t* at, std::uint64_t value) {
+        while (value >= 0x80) {
+            *at++ = static_cast<std::uint8_t>(value | 0x80);
+            value >>= 7;
+        }
+        *at++ = static_cast<std::uint8_t>(value);
+        return at;
+    }
     static std::uint64_t zigzag(std::int64_t value) {
         return (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);
     }
