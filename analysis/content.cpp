@@ -46,9 +46,11 @@ constexpr NodeId kNoArray = kNoNode;
 // Each string's value: its index in values.arrays (sorted by address), or kNoArray.
 std::vector<NodeId> value_arrays(const DumpValues& values) {
     std::vector<NodeId> index(values.strings.size(), kNoArray);
-    tbb::parallel_for(std::size_t{0}, index.size(), [&](std::size_t i) {
-        if (const ArrayObject* a = values.array(values.strings[i].value))
-            index[i] = static_cast<NodeId>(a - values.arrays.data());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, index.size()), [&](const auto& range) {
+        std::size_t hint = 0;  // the strings come in address order, and mostly so do their values
+        for (std::size_t i = range.begin(); i != range.end(); ++i)
+            if (const ArrayObject* a = values.array_near(values.strings[i].value, hint))
+                index[i] = static_cast<NodeId>(a - values.arrays.data());
     });
     return index;
 }

@@ -102,6 +102,10 @@ struct DumpValues {
     // The element bytes of `a` (empty when split).
     Bytes elements(const ArrayObject& a) const;
     const ArrayObject* array(ObjectId address) const;
+    // The same, searched from `hint` outwards (then set to where the search ended): a String's
+    // value mostly lies just past it, so Strings taken in address order find theirs in a few
+    // steps where a binary search over every array misses the cache at each of its last steps.
+    const ArrayObject* array_near(ObjectId address, std::size_t& hint) const;
     const StringObject* string(ObjectId address) const;
     const ObjectRecordCopy* record(ObjectId address) const;
     std::uint32_t id_size() const;

@@ -356,3 +356,23 @@ TEST_CASE("threads from a javacore (PHD): names, states, daemon and every frame 
     REQUIRE(attach->node != graph::kNoNode);
     CHECK(dump.addresses.address_of(attach->node) == 0xFFEB23F0u);
 }
+
+TEST_CASE("DumpValues::array_near finds what array() finds, from any hint") {
+    DumpValues values;
+    for (ObjectId address : {0x100, 0x110, 0x140, 0x1000, 0x1008, 0x9000}) values.arrays.push_back({.address = address});
+    std::vector<ObjectId> asked = {0x1, 0x100, 0x108, 0x110, 0x140, 0x141, 0x1000, 0x1008, 0x8fff, 0x9000, 0x9001};
+    for (std::size_t start = 0; start < values.arrays.size() + 3; ++start)
+        for (ObjectId address : asked) {
+            CAPTURE(start);
+            CAPTURE(address);
+            std::size_t hint = start;
+            CHECK(values.array_near(address, hint) == values.array(address));
+            CHECK(hint < values.arrays.size());
+        }
+    // In address order one hint carries from each to the next.
+    std::size_t hint = 0;
+    for (ObjectId address : asked) CHECK(values.array_near(address, hint) == values.array(address));
+    DumpValues none;
+    hint = 5;
+    CHECK(none.array_near(0x100, hint) == nullptr);
+}
