@@ -155,12 +155,11 @@ public:
             candidates.push_back(make_size_model(8, false, false, packed, alignment));
             candidates.push_back(make_size_model(8, false, true, packed, alignment));
         }
+        const std::vector<std::uint64_t> hits = gap_matches(candidates);
         std::uint64_t best_hits = 0;
         SizeModel model = candidates.front();  // ties keep the earlier candidate
-        for (const SizeModel& candidate : candidates) {
-            std::uint64_t hits = gap_matches(candidate);
-            if (hits > best_hits) best_hits = hits, model = candidate;
-        }
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+            if (hits[i] > best_hits) best_hits = hits[i], model = candidates[i];
         return model;
     }
 
@@ -216,30 +215,40 @@ private:
         return 0;
     }
 
-    // Counted on every node up to 4M pairs, on an evenly spaced sample beyond: a few million
-    // gaps decide the model as surely as all of them.
-    std::uint64_t gap_matches(const SizeModel& model) {
-        std::vector<std::uint64_t> sizes = instance_sizes(model);
+    // How many address gaps each candidate's sizes match: counted on every node up to 4M
+    // pairs, on an evenly spaced sample beyond (a few million gaps decide the model as surely
+    // as all of them). One pass for all candidates: each sample's gap and node are read once,
+    // not once a candidate (with columns in files, a pass over their pages each).
+    std::vector<std::uint64_t> gap_matches(const std::vector<SizeModel>& candidates) {
+        std::vector<std::vector<std::uint64_t>> sizes;
+        for (const SizeModel& model : candidates) sizes.push_back(instance_sizes(model));
         const NodeId n = heap_.index.size();
         const NodeId stride = std::max<NodeId>(1, n / (4u << 20));
         const NodeId samples = n > 0 ? (n - 1) / stride : 0;
         const auto& addresses = heap_.addresses;
         const graph::HeapInput& input = heap_.input;
-        std::uint64_t hits = 0;
+        using Hits = std::vector<std::uint64_t>;
+        Hits hits(candidates.size(), 0);
+        auto add = [](Hits a, const Hits& b) {
+            for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+            return a;
+        };
         // Samples reach every page of these columns: each slab's go once counted.
         const std::size_t slab = std::max<std::size_t>(1, kSlab / stride);
         graph::for_each_slab(samples, slab, [&](std::size_t first, std::size_t last) {
-            hits += tbb::parallel_reduce(
-                tbb::blocked_range<NodeId>(static_cast<NodeId>(first), static_cast<NodeId>(last)), std::uint64_t{0},
-                [&](const auto& r, std::uint64_t slab_hits) {
+            hits = add(std::move(hits), tbb::parallel_reduce(
+                tbb::blocked_range<NodeId>(static_cast<NodeId>(first), static_cast<NodeId>(last)), Hits(candidates.size(), 0),
+                [&](const auto& r, Hits slab_hits) {
                     for (NodeId i = r.begin(); i < r.end(); ++i) {
                         NodeId v = i * stride;
-                        if (input.types.kind(v) != graph::NodeKind::class_object)
-                            slab_hits += node_bytes(v, model, sizes) == addresses[v + 1] - addresses[v];
+                        if (input.types.kind(v) == graph::NodeKind::class_object) continue;
+                        const std::uint64_t gap = addresses[v + 1] - addresses[v];
+                        for (std::size_t c = 0; c < candidates.size(); ++c)
+                            slab_hits[c] += node_bytes(v, candidates[c], sizes[c]) == gap;
                     }
                     return slab_hits;
                 },
-                std::plus<>());
+                add));
             const std::size_t from = first * stride, to = (last - 1) * stride + 2;  // v and v + 1 read
             addresses.release_pages(from, to), input.types.release_pages(from, to);
         });
