@@ -36,12 +36,9 @@ void BlockSink::note_key(ObjectKind kind, ObjectId id) {
     if (fresh) block_.class_keys.push_back(last_key_);
 }
 
-std::uint8_t* BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
+void BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
     // position, kind, address, ordinal or element type, class id, length, size, refs
-    constexpr std::size_t kHeadBytes = 2 + 7 * kVarintBytes;
-    const std::size_t size = out_.size();
-    out_.resize(size + kHeadBytes + refs * kVarintBytes);
-    std::uint8_t* at = out_.data() + size;
+    std::uint8_t* at = room(2 + 7 * kVarintBytes);
     at = put_varint(at, o.position - position_);
     position_ = o.position;
     *at++ = static_cast<std::uint8_t>(static_cast<std::uint8_t>(o.kind) | (o.shallow_bytes ? kSized : 0));
@@ -63,10 +60,10 @@ std::uint8_t* BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
     if (o.kind != ObjectKind::instance || ordinal == 0) at = put_varint(at, o.length);
     if (o.shallow_bytes) at = put_varint(at, *o.shallow_bytes);
     at = put_varint(at, refs);
+    cut(at);
     block_.range.add(o.address);
     ++block_.objects;
     block_.refs += refs;
-    return at;
 }
 
 void BlockSink::finish() {

@@ -13,6 +13,7 @@
 // add_root. What it writes, the one builder (heap_builder.h) turns into the graph.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <cstdint>
@@ -92,19 +93,31 @@ public:
     // `refs`: non-null references, in record order.
     template <typename Refs>
     void add_object(const SinkObject& o, const Refs& refs) {
-        std::uint8_t* at = begin_object(o, refs.size());
-        for (ObjectId ref : refs) at = put_varint(at, zigzag(static_cast<std::int64_t>(ref - o.address)));
-        out_.resize(static_cast<std::size_t>(at - out_.data()));
+        begin_object(o, refs.size());
+        // In batches: room for a huge array's every reference at once would be 10 bytes each.
+        for (auto ref = refs.begin(); ref != refs.end();) {
+            const auto batch = std::min<std::ptrdiff_t>(refs.end() - ref, kRefBatch);
+            std::uint8_t* at = room(static_cast<std::size_t>(batch) * kVarintBytes);
+            for (const auto last = ref + batch; ref != last; ++ref)
+                at = put_varint(at, zigzag(static_cast<std::int64_t>(*ref - o.address)));
+            cut(at);
+        }
     }
     void add_root(const RootRecord& root) { block_.roots.push_back(root); }
     void finish();  // sorts the unknown array classes, hands the entries to the block
 
 private:
-    // Makes room for the entry at the end of out_ (its most bytes) and writes its head; the
-    // references go after the pointer returned, and add_object cuts out_ to what was written.
-    // Bytes go through a pointer: a store through a uint8_t* may alias the vector's own
-    // pointers, and push_back reloaded them after every byte (3% of a run's CPU).
-    std::uint8_t* begin_object(const SinkObject& o, std::size_t refs);
+    // Entries are written through a pointer into room made at the end of out_ (room), which is
+    // then cut to what was written (cut): a store through a uint8_t* may alias the vector's
+    // own pointers, and push_back reloaded them after every byte (3% of a run's CPU).
+    std::uint8_t* room(std::size_t bytes) {
+        const std::size_t size = out_.size();
+        out_.resize(size + bytes);
+        return out_.data() + size;
+    }
+    void cut(const std::uint8_t* end) { out_.resize(static_cast<std::size_t>(end - out_.data())); }
+    static constexpr std::ptrdiff_t kRefBatch = 1024;
+    void begin_object(const SinkObject& o, std::size_t refs);
     std::uint32_t ordinal_of(ObjectId class_id);
     void note_key(ObjectKind kind, ObjectId id);
     static constexpr std::size_t kVarintBytes = 10;  // a 64-bit value, 7 bits a byte
