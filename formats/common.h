@@ -3,6 +3,7 @@
 // roots that records of any format name.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -36,6 +37,26 @@ public:
 };
 
 std::string hex_offset(std::uint64_t offset);
+
+// What the last class ids looked up gave, direct-mapped by id: a decoder's objects come a few
+// classes at a time, and a hash-map lookup for every object (its class's layout, its class's
+// ordinal) cost more than the rest of its decoding. Id 0 is never kept.
+class RecentIds {
+public:
+    template <typename Lookup>
+    std::uint32_t get(ObjectId id, Lookup&& lookup) {
+        Entry& entry = entries_[(id >> 3) % entries_.size()];
+        if (entry.id != id || id == 0) entry = {id, lookup(id)};
+        return entry.value;
+    }
+
+private:
+    struct Entry {
+        ObjectId id = 0;
+        std::uint32_t value = 0;
+    };
+    std::array<Entry, 64> entries_{};
+};
 
 // ---- Java's size limits, shared by every format -------------------------------------------
 // A Java array holds at most 2^31 - 1 elements (its length is an int), so no object is larger

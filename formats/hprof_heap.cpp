@@ -8,7 +8,6 @@
 #include "formats.h"
 
 #include <algorithm>
-#include <array>
 #include <functional>
 #include <optional>
 
@@ -290,14 +289,6 @@ public:
     HeapRecords& out;
 
 private:
-    // The layout indexes of recent classes, direct-mapped by class id: a chunk's instances are
-    // of a few classes each, and a map lookup for every one was a third of this decoder's time.
-    std::uint32_t layout_index(ObjectId class_id) {
-        CachedLayout& cached = cached_layouts_[(class_id >> 3) % cached_layouts_.size()];
-        if (cached.class_id != class_id || class_id == 0) cached = {class_id, context_.layouts.index_of(class_id)};
-        return cached.index;
-    }
-
     std::optional<DecodeError> read_root(ByteReader& in, std::uint8_t tag) {
         FixedLayout fixed;
         fixed_layout(tag, fixed);
@@ -316,7 +307,7 @@ private:
         object.class_id = in.u(id_);
         std::uint32_t length = in.u4();
         object.position = pos;
-        const std::uint32_t index = layout_index(object.class_id);
+        const std::uint32_t index = layouts_.get(object.class_id, [&](ObjectId id) { return context_.layouts.index_of(id); });
         const ClassLayout* layout = index == ClassLayout::kNone ? nullptr : &context_.layouts[index];
         bool usable = layout && layout->complete;
         if (!usable && context_.defer_unknown_classes) {
@@ -403,11 +394,7 @@ private:
     const HeapChunk& chunk_;
     const HprofContext& context_;
     std::uint32_t id_;
-    struct CachedLayout {
-        ObjectId class_id = 0;
-        std::uint32_t index = ClassLayout::kNone;
-    };
-    std::array<CachedLayout, 64> cached_layouts_{};
+    RecentIds layouts_;  // layout indexes by class id
 };
 
 }  // namespace

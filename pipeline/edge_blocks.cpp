@@ -20,12 +20,10 @@ void sort_unique(std::vector<ObjectId>& ids) {
 
 std::uint32_t BlockSink::ordinal_of(ObjectId class_id) {
     if (!ordinals_) return 0;
-    Cached& cached = cache_[(class_id >> 3) % kCached];
-    if (class_id != cached.class_id || class_id == 0) {
-        auto found = ordinals_->find(class_id);
-        cached = {class_id, found == ordinals_->end() ? 0 : found->second};
-    }
-    return cached.ordinal;
+    return recent_.get(class_id, [&](ObjectId id) {
+        auto found = ordinals_->find(id);
+        return found == ordinals_->end() ? 0 : found->second;
+    });
 }
 
 void BlockSink::note_key(ObjectKind kind, ObjectId id) {

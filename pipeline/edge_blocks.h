@@ -139,14 +139,7 @@ private:
     std::vector<std::uint8_t>& out_;
     std::uint64_t position_ = 0;
     ObjectId address_ = 0;
-    // The ordinals of recent classes, by class id (a direct-mapped cache): a chunk's objects
-    // are of a few classes each, and the map's lookups were 1.4% of a run's CPU.
-    struct Cached {
-        ObjectId class_id = 0;
-        std::uint32_t ordinal = 0;
-    };
-    static constexpr std::size_t kCached = 64;
-    std::array<Cached, kCached> cache_{};
+    RecentIds recent_;  // ordinals by class id
     ClassKeyRef last_key_{ObjectKind::class_object, 0};
     std::unordered_set<ObjectId> keyed_[2];  // by kind: instance, object array
     std::bitset<256> primitive_keyed_;
