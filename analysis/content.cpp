@@ -10,6 +10,7 @@
 // differs from Eclipse MAT.
 #include "content.h"
 
+#include "bucket_sort.h"
 #include "byte_reader.h"
 #include "edge_names.h"
 #include "mapped_file.h"
@@ -65,7 +66,7 @@ struct Member {
     NodeId node = kNoNode;
     NodeId array = 0;        // index into DumpValues::arrays
     std::uint32_t own = 0;   // the node's shallow size word (graph::ShallowSizes::word)
-    std::uint64_t from = 0;  // first byte of the contents within the array's elements
+    std::uint64_t position = 0;  // file offset of the contents' first byte (never of a split array)
     std::uint32_t value = 0; // strings: the value array's shallow size word (0: not in the graph)
 
     std::uint64_t own_bytes(const graph::HeapGraph& g) const { return g.shallow_bytes.size_of(own, node); }
@@ -80,13 +81,16 @@ struct Member {
 // budget goes to a file.
 using Members = graph::Column<Member>;
 
+// By key: the hash's top bits spread them over buckets (graph/bucket_sort.h).
+void sort_members(Members& members) {
+    graph::bucket_sort(members, [](const Member& m, int bits) { return m.hash >> (64 - bits); }, std::less<Member>());
+}
+
 class Grouper {
 public:
     explicit Grouper(const DumpValues& values) : values_(values) {}
 
-    Bytes contents(const Member& m) const {
-        return values_.elements(values_.arrays[m.array]).subspan(m.from, m.bytes);
-    }
+    Bytes contents(const Member& m) const { return contents(m.position, m.bytes); }
 
     // Calls group(first, last) for every run of two or more members with equal contents,
     // `members` sorted by key. Runs of one key are compared byte for byte in one sweep in
@@ -123,40 +127,49 @@ private:
         }
     }
 
-    std::uint64_t file_position(const Member& m) const { return values_.arrays[m.array].data_offset + m.from; }
+    Bytes contents(std::uint64_t position, std::uint64_t bytes) const {
+        const Bytes file = values_.source->file;
+        return position <= file.size() && bytes <= file.size() - position ? file.subspan(position, bytes) : Bytes{};
+    }
 
+    // A member's contents in the file: the sweep reads them in file order from here, not
+    // from the member (members lie in hash order: a cache miss each).
     struct Visit {
-        std::uint64_t position;
+        std::uint64_t position, bytes;
         NodeId member, run;
     };
     // A sweep over a slice of the visits, in file order: the first member of each run in the
     // slice, and its contents copied (up to 1 MiB; a larger one is read again where it lies).
     struct Sweep {
         std::vector<std::int64_t> first;  // -1: the run has no member in the slice
-        std::vector<std::string> copies;
+        // Where the first member's contents start: in `copies`, or in the file past kCopyLimit.
+        std::vector<std::uint64_t> copy_at;
+        std::string copies;                  // one buffer, not a string (and an allocation) a run
     };
     static constexpr std::uint64_t kCopyLimit = 1u << 20;
 
-    Bytes first_contents(const Sweep& s, NodeId run, const Members& members) const {
-        const Member& m = members[static_cast<std::size_t>(s.first[run])];
-        if (m.bytes > kCopyLimit) return contents(m);
-        return {reinterpret_cast<const std::uint8_t*>(s.copies[run].data()), s.copies[run].size()};
+    // The contents of a run's first member in the slice: `bytes` long, as every member of a
+    // run is.
+    Bytes first_contents(const Sweep& s, NodeId run, std::uint64_t bytes) const {
+        if (bytes > kCopyLimit) return contents(s.copy_at[run], bytes);
+        return {reinterpret_cast<const std::uint8_t*>(s.copies.data()) + s.copy_at[run], bytes};
     }
 
     // Marks each member of `visits` that differs from its run's first member in the slice.
     // The pages behind the sweep are released every `release_step` bytes, as the loader
     // releases them, so a sweep costs the memory of its copies, not of the file.
-    void sweep(std::span<const Visit> visits, const Members& members, Sweep& s, std::vector<std::uint8_t>& differs,
+    void sweep(std::span<const Visit> visits, Sweep& s, std::vector<std::uint8_t>& differs,
                std::uint64_t release_step) const {
         const Bytes file = values_.source->file;
         std::uint64_t released = visits.empty() ? 0 : visits.front().position;
         for (const Visit& v : visits) {
-            Bytes here = contents(members[v.member]);
+            Bytes here = contents(v.position, v.bytes);
             if (s.first[v.run] < 0) {
                 s.first[v.run] = v.member;
-                if (here.size() <= kCopyLimit) s.copies[v.run].assign(reinterpret_cast<const char*>(here.data()), here.size());
+                s.copy_at[v.run] = here.size() <= kCopyLimit ? s.copies.size() : v.position;
+                if (here.size() <= kCopyLimit) s.copies.append(reinterpret_cast<const char*>(here.data()), here.size());
             } else {
-                Bytes kept = first_contents(s, v.run, members);
+                Bytes kept = first_contents(s, v.run, v.bytes);
                 differs[v.member] = kept.size() != here.size() || std::memcmp(kept.data(), here.data(), here.size()) != 0;
             }
             if (values_.source->release_pages && v.position > released + release_step) {
@@ -174,15 +187,17 @@ private:
     // the groups are the same for any number of slices.
     std::vector<std::uint8_t> check_in_file_order(const Members& members) const {
         std::vector<Visit> order;
+        order.reserve(members.size());
         NodeId runs = 0;
         for_each_run(members, [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i)
-                order.push_back({file_position(members[i]), static_cast<NodeId>(i), runs});
+                order.push_back({members[i].position, members[i].bytes, static_cast<NodeId>(i), runs});
             ++runs;
         });
-        tbb::parallel_sort(order.begin(), order.end(), [](const Visit& a, const Visit& b) {
-            return a.position != b.position ? a.position < b.position : a.member < b.member;
-        });
+        const int width = static_cast<int>(std::bit_width(values_.source->file.size()));
+        graph::bucket_sort(
+            order, [width](const Visit& v, int bits) { return width <= bits ? v.position : v.position >> (width - bits); },
+            [](const Visit& a, const Visit& b) { return a.position != b.position ? a.position < b.position : a.member < b.member; });
         const std::size_t slices = std::clamp<std::size_t>(tbb::this_task_arena::max_concurrency(), 1, 8);
         auto slice = [&](std::size_t k) {
             return std::span<const Visit>(order).subspan(k * order.size() / slices,
@@ -192,8 +207,8 @@ private:
         std::vector<Sweep> sweeps(slices);
         tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t k) {
             sweeps[k].first.assign(runs, -1);
-            sweeps[k].copies.resize(runs);
-            sweep(slice(k), members, sweeps[k], differs, (64u << 20) / slices);  // 64 MB of the file at most in all
+            sweeps[k].copy_at.assign(runs, 0);
+            sweep(slice(k), sweeps[k], differs, (64u << 20) / slices);  // 64 MB of the file at most in all
         });
         std::vector<std::uint8_t> apart(runs);
         for (std::size_t k = 1; k < slices; ++k) {
@@ -203,7 +218,8 @@ private:
                 std::size_t j = 0;
                 while (j < k && sweeps[j].first[r] < 0) ++j;
                 if (j == k) continue;
-                Bytes a = first_contents(sweeps[j], r, members), b = first_contents(sweeps[k], r, members);
+                const std::uint64_t bytes = members[static_cast<std::size_t>(sweeps[k].first[r])].bytes;
+                Bytes a = first_contents(sweeps[j], r, bytes), b = first_contents(sweeps[k], r, bytes);
                 apart[r] = a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size()) != 0;
             }
             for (const Visit& v : slice(k)) differs[v.member] |= apart[v.run];
@@ -248,7 +264,7 @@ Members string_members(const graph::HeapGraph& g, const graph::NodeBits& counted
         if (!span) continue;
         const NodeId array_node = array_nodes[at];
         Member m{a.hash, span->bytes, static_cast<std::uint32_t>(span->chars), nodes[i], static_cast<NodeId>(at),
-                 g.shallow_bytes.word(nodes[i]), span->from,
+                 g.shallow_bytes.word(nodes[i]), a.data_offset + span->from,
                  array_node == kNoNode ? 0 : g.shallow_bytes.word(array_node)};
         if (span->bytes != whole.size()) m.hash = content_hash(whole.subspan(span->from, span->bytes));  // a JDK 6 slice
         members.push_back(m);
@@ -267,7 +283,7 @@ Members array_members(const graph::HeapGraph& g, const graph::NodeBits& counted,
         const ArrayObject& a = values.arrays[i];
         if (nodes[i] == kNoNode || !counted.test(nodes[i]) || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
         const std::uint64_t bytes = std::uint64_t{a.length} * basic_type_size(a.type, 4);
-        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<NodeId>(i), g.shallow_bytes.word(nodes[i])});
+        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<NodeId>(i), g.shallow_bytes.word(nodes[i]), a.data_offset});
     }
     return members;
 }
@@ -330,24 +346,25 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     auto array_bytes = [&](const Member& m) { return g.shallow_bytes.size_of(m.value, array_nodes[m.array]); };
     const std::vector<NodeId> value_index = value_arrays(values);
     Members strings = string_members(g, counted, addresses, values, value_index, array_nodes);
-    tbb::parallel_sort(strings.begin(), strings.end());
+    sort_members(strings);
     // Values are decoded for the rows kept only: decoding every group would read the file
     // again in random order.
     TopRows<std::pair<DuplicateString, Member>, decltype(&most_wasted<DuplicateString>)> string_rows(
         top, most_wasted<DuplicateString>);
+    std::vector<std::pair<NodeId, std::uint64_t>> group_arrays;  // of a group: reused, not allocated per group
     grouper.for_each_group(strings, [&](auto first, auto last) {
         DuplicateString d;
         d.count = static_cast<std::uint64_t>(last - first);
         // Each distinct value array once (strings may share one), with its size.
-        std::vector<std::pair<NodeId, std::uint64_t>> arrays;
+        group_arrays.clear();
         for (auto m = first; m != last; ++m) {
             d.wasted_bytes += m->own_bytes(g);
-            arrays.push_back({m->array, array_bytes(*m)});
+            group_arrays.push_back({m->array, array_bytes(*m)});
         }
-        std::sort(arrays.begin(), arrays.end());
-        arrays.erase(std::unique(arrays.begin(), arrays.end()), arrays.end());
-        d.arrays = arrays.size();
-        for (const auto& [a, bytes] : arrays) d.wasted_bytes += bytes;
+        std::sort(group_arrays.begin(), group_arrays.end());
+        group_arrays.erase(std::unique(group_arrays.begin(), group_arrays.end()), group_arrays.end());
+        d.arrays = group_arrays.size();
+        for (const auto& [a, bytes] : group_arrays) d.wasted_bytes += bytes;
         d.wasted_bytes -= first->own_bytes(g) + array_bytes(*first);
         d.length = static_cast<JavaChars>(first->kind) == JavaChars::latin1 ? first->bytes : first->bytes / 2;
         d.example = first->node;
@@ -362,7 +379,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     }
 
     Members arrays = array_members(g, counted, array_nodes, values, value_index);
-    tbb::parallel_sort(arrays.begin(), arrays.end());
+    sort_members(arrays);
     TopRows<std::pair<DuplicateArray, Member>, decltype(&most_wasted<DuplicateArray>)> array_rows(
         top, most_wasted<DuplicateArray>);
     grouper.for_each_group(arrays, [&](auto first, auto last) {

@@ -14,6 +14,7 @@
 
 #include "byte_reader.h"
 #include "edge_names.h"
+#include "search.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -345,13 +346,18 @@ std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& 
     });
     std::erase_if(by_node, [](const NodeLength& a) { return a.node == kNoNode; });  // keeps the order
     std::vector<std::optional<std::uint32_t>> out(f.collections.size());
-    tbb::parallel_for(std::size_t{0}, f.collections.size(), [&](std::size_t i) {
-        const NodeId backing = f.collections[i].backing.node;
-        if (f.collections[i].backing.none) out[i] = 0;
-        if (backing == kNoNode) return;
-        auto it = std::lower_bound(by_node.begin(), by_node.end(), backing,
-                                   [](const NodeLength& a, NodeId v) { return a.node < v; });
-        if (it != by_node.end() && it->node == backing) out[i] = it->length;
+    // A backing array mostly lies just past its collection: searched from the last one found.
+    const std::span<const NodeLength> sorted(by_node);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, f.collections.size()), [&](const auto& range) {
+        std::size_t hint = 0;
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            const NodeId backing = f.collections[i].backing.node;
+            if (f.collections[i].backing.none) out[i] = 0;
+            if (backing == kNoNode) continue;
+            const std::size_t at = graph::lower_bound_near(sorted, backing, hint,
+                                                           [](const NodeLength& a, NodeId v) { return a.node < v; });
+            if (at < sorted.size() && sorted[at].node == backing) out[i] = sorted[at].length;
+        }
     });
     return out;
 }

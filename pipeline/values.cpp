@@ -15,6 +15,7 @@
 #include "edge_names.h"
 #include "mapped_file.h"
 #include "ordered_flow.h"
+#include "search.h"
 
 namespace heapgraph {
 
@@ -278,21 +279,10 @@ auto find_address(const Records& records, ObjectId address) -> decltype(&*record
 const ArrayObject* DumpValues::array(ObjectId address) const { return find_address(arrays, address); }
 
 const ArrayObject* DumpValues::array_near(ObjectId address, std::size_t& hint) const {
-    const std::size_t n = arrays.size();
-    if (n == 0) return nullptr;
-    hint = std::min(hint, n - 1);
-    // Gallop to a bracket [lo, hi) that holds the first array at or past `address`.
-    std::size_t lo = hint, hi = hint + 1, step = 1;
-    if (arrays[hint].address < address) {
-        while (hi < n && arrays[hi].address < address) lo = hi, hi = std::min(n, hi + step), step *= 2;
-        lo += 1;
-    } else {
-        while (lo > 0 && arrays[lo - 1].address >= address) hi = lo, lo = lo > step ? lo - step : 0, step *= 2;
-    }
-    const auto first = arrays.begin() + static_cast<std::ptrdiff_t>(lo), last = arrays.begin() + static_cast<std::ptrdiff_t>(hi);
-    const auto it = std::lower_bound(first, last, address, [](const ArrayObject& a, ObjectId x) { return a.address < x; });
-    hint = std::min(static_cast<std::size_t>(it - arrays.begin()), n - 1);
-    return it != arrays.end() && it->address == address ? &*it : nullptr;
+    const std::span<const ArrayObject> sorted(arrays.data(), arrays.size());
+    const std::size_t at = graph::lower_bound_near(sorted, address, hint,
+                                                   [](const ArrayObject& a, ObjectId x) { return a.address < x; });
+    return at < sorted.size() && sorted[at].address == address ? &sorted[at] : nullptr;
 }
 const StringObject* DumpValues::string(ObjectId address) const { return find_address(strings, address); }
 const ObjectRecordCopy* DumpValues::record(ObjectId address) const { return find_address(records, address); }
