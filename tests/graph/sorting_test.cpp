@@ -50,9 +50,14 @@ TEST_CASE("bucket sort: the same order as std::sort, for spread keys, one bucket
         check_sorted_like_std(records(n, 0xFF, n + 1));              // every key in bucket 0
         check_sorted_like_std(records(n, 0xF000000000000000, n + 2));  // sixteen buckets used
     }
-    // A column sorts as a vector does.
+    // A column sorts as a vector does, in memory and in a file (sorted in place there).
     const std::vector<Record> spread = records(100000, ~std::uint64_t{0}, 7);
     check_sorted_like_std(Column<Record>(spread.begin(), spread.end()));
+    configure_storage({1, ""});  // every column past a one-byte budget: in a file
+    Column<Record> in_file(spread.begin(), spread.end());
+    CHECK(in_file.in_file());
+    check_sorted_like_std(std::move(in_file));
+    configure_storage({});
 }
 
 TEST_CASE("bucket sort: the same order with one thread as with two") {
