@@ -142,15 +142,17 @@ private:
     // slice, and its contents copied (up to 1 MiB; a larger one is read again where it lies).
     struct Sweep {
         std::vector<std::int64_t> first;  // -1: the run has no member in the slice
-        // Where the first member's contents start: in `copies`, or in the file past kCopyLimit.
+        // Where the first member's contents start: in `copies`, or in the file past kCopyLimit;
+        // kNowhere when they were not in the file.
         std::vector<std::uint64_t> copy_at;
         std::string copies;                  // one buffer, not a string (and an allocation) a run
     };
-    static constexpr std::uint64_t kCopyLimit = 1u << 20;
+    static constexpr std::uint64_t kCopyLimit = 1u << 20, kNowhere = ~std::uint64_t{0};
 
     // The contents of a run's first member in the slice: `bytes` long, as every member of a
     // run is.
     Bytes first_contents(const Sweep& s, NodeId run, std::uint64_t bytes) const {
+        if (s.copy_at[run] == kNowhere) return {};
         if (bytes > kCopyLimit) return contents(s.copy_at[run], bytes);
         return {reinterpret_cast<const std::uint8_t*>(s.copies.data()) + s.copy_at[run], bytes};
     }
@@ -166,7 +168,7 @@ private:
             Bytes here = contents(v.position, v.bytes);
             if (s.first[v.run] < 0) {
                 s.first[v.run] = v.member;
-                s.copy_at[v.run] = here.size() <= kCopyLimit ? s.copies.size() : v.position;
+                s.copy_at[v.run] = here.size() != v.bytes ? kNowhere : here.size() <= kCopyLimit ? s.copies.size() : v.position;
                 if (here.size() <= kCopyLimit) s.copies.append(reinterpret_cast<const char*>(here.data()), here.size());
             } else {
                 Bytes kept = first_contents(s, v.run, v.bytes);

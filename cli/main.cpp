@@ -42,11 +42,16 @@ int write_reports(const AnalyzeArgs& args, analysis::Findings& f, const std::vec
             write_output(args.objects_tsv, index.put("objects.tsv", tsv) ? [&](std::ostream& out) {
                 reports::copy_indexed(index.file("objects.tsv"), out);
             } : std::function<void(std::ostream&)>(tsv));
-        // The three only read the findings: each on a core of its own.
+        // The reports only read the findings: each on a core of its own (the JSON and HTML
+        // from one document).
         std::string json, html, snapshot;
-        tbb::parallel_invoke([&] { if (!args.json.empty() || index.keeping()) json = reports::json_report(f); },
-                             [&] { if (!args.html.empty() || index.keeping()) html = reports::html_report(f); },
-                             [&] { if (!args.save.empty() || index.keeping()) snapshot = snapshot_bytes(f); });
+        tbb::parallel_invoke(
+            [&] {
+                reports::JsonAndHtml both = reports::json_and_html(f, !args.json.empty() || index.keeping(),
+                                                                   !args.html.empty() || index.keeping());
+                json = std::move(both.json), html = std::move(both.html);
+            },
+            [&] { if (!args.save.empty() || index.keeping()) snapshot = snapshot_bytes(f); });
         const reports::IndexedFacts facts = gate_facts(f, warnings);
         index.put("report.json", [&](std::ostream& out) { out << json; });
         index.put("report.html", [&](std::ostream& out) { out << html; });

@@ -11,6 +11,7 @@
 // the script puts them in the DOM with textContent only. The one string outside the JSON, the
 // dump's file name in <title>, is HTML-escaped.
 #include <nlohmann/json.hpp>
+#include <oneapi/tbb/parallel_invoke.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -192,10 +193,21 @@ std::size_t tree_size(const graph::Retained& r) {
 
 }  // namespace
 
-std::string html_report(const analysis::Findings& a) {
+std::string html_report(const analysis::Findings& a) { return html_report(a, json_document(a)); }
+
+JsonAndHtml json_and_html(const analysis::Findings& a, bool json, bool html) {
+    JsonAndHtml out;
+    if (!json && !html) return out;
+    const Json document = json_document(a);
+    tbb::parallel_invoke([&] { if (json) out.json = json_report(document); },
+                         [&] { if (html) out.html = html_report(a, document); });
+    return out;
+}
+
+std::string html_report(const analysis::Findings& a, Json document) {
     Cuts cuts;
     Json data;
-    data["report"] = bounded_report(json_document(a), cuts);
+    data["report"] = bounded_report(std::move(document), cuts);
     data["objects"] = inspected_objects_json(a, false);
     std::string report_text = compact(data);
     std::size_t fixed = page_head().size() + page_tail().size() + report_text.size() * 11 / 10 + 200'000;

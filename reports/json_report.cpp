@@ -2,6 +2,7 @@
 // numbers are exact integers; the output depends only on the dump, never on thread count.
 #include <nlohmann/json.hpp>
 
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
 
 #include <algorithm>
@@ -203,10 +204,11 @@ Json collection_items(const Findings& a, std::vector<CollectionRow> rows) {
     return out;
 }
 
-Json collections_section(const Findings& a, Cut& cut) {
-    const graph::HeapGraph& g = a.graph;
-    Json out;
-    out["computed"] = a.collections_counted;
+// What the collections section sums by class and keeps of the largest and most
+// over-allocated, over a slice of the collections: slices are tallied side by side and then
+// merged (3.3M collections on the 2 GB BigHeap dump: 0.24 s on one core).
+class CollectionTally {
+public:
     struct ClassRow {
         std::uint64_t instances = 0, entries = 0, empty = 0, unknown = 0;
         std::uint64_t with_capacity = 0, capacity = 0, capacity_entries = 0;
@@ -214,22 +216,24 @@ Json collections_section(const Findings& a, Cut& cut) {
         bool hashed = false;
         std::string_view counted_as;
     };
-    std::vector<ClassRow> by_class(g.classes.size());
-    auto by_retained = top_collections(a.top, [](const CollectionRow& r) { return r.retained_bytes; });
-    auto over_allocated = top_collections(a.top, [](const CollectionRow& r) { return *r.capacity - r.entries; });
-    for (std::size_t i = 0; i < a.collections.size(); ++i) {
-        const graph::CollectionCount& c = a.collections[i];
-        if (!a.retained.in_tree.test(c.node)) continue;
-        ClassRow& row = by_class[g.types.class_index(c.node)];
+
+    explicit CollectionTally(const Findings& a)
+        : a_(a), by_class_(a.graph.classes.size()),
+          by_retained_(top_collections(a.top, RetainedBytes{})), over_allocated_(top_collections(a.top, UnusedSlots{})) {}
+
+    void add(std::size_t i) {
+        const graph::CollectionCount& c = a_.collections[i];
+        if (!a_.retained.in_tree.test(c.node)) return;
+        ClassRow& row = by_class_[a_.graph.types.class_index(c.node)];
         ++row.instances;
         row.counted_as = c.counted_as;
         if (!c.entries) {
             ++row.unknown;
-            continue;
+            return;
         }
         row.entries += *c.entries;
         row.empty += *c.entries == 0;
-        std::optional<std::uint32_t> capacity = i < a.capacities.size() ? a.capacities[i] : std::nullopt;
+        std::optional<std::uint32_t> capacity = i < a_.capacities.size() ? a_.capacities[i] : std::nullopt;
         if (capacity) {
             ++row.with_capacity;
             row.capacity += *capacity;
@@ -242,10 +246,61 @@ Json collections_section(const Findings& a, Cut& cut) {
             row.buckets_used += c.backing.slots_used;
             collision = collision_ratio(*c.entries, c.backing.slots_used);
         }
-        const CollectionRow sized{c.node, *c.entries, a.retained.tree.retained_bytes[c.node], capacity, collision};
-        by_retained.add(sized);
-        if (capacity && *capacity > sized.entries) over_allocated.add(sized);
+        const CollectionRow sized{c.node, *c.entries, a_.retained.tree.retained_bytes[c.node], capacity, collision};
+        by_retained_.add(sized);
+        if (capacity && *capacity > sized.entries) over_allocated_.add(sized);
     }
+
+    // Adds the tally of a later slice: sums, and the later slice's `counted_as`, as one pass
+    // in order would leave it.
+    void merge(CollectionTally&& later) {
+        for (std::size_t c = 0; c < by_class_.size(); ++c) {
+            ClassRow &row = by_class_[c], &more = later.by_class_[c];
+            if (!more.instances) continue;
+            row.instances += more.instances, row.entries += more.entries, row.empty += more.empty;
+            row.unknown += more.unknown, row.with_capacity += more.with_capacity, row.capacity += more.capacity;
+            row.capacity_entries += more.capacity_entries, row.hashed_entries += more.hashed_entries;
+            row.buckets_used += more.buckets_used, row.hashed = row.hashed || more.hashed;
+            row.counted_as = more.counted_as;
+        }
+        for (const CollectionRow& r : later.by_retained_.take()) by_retained_.add(r);
+        for (const CollectionRow& r : later.over_allocated_.take()) over_allocated_.add(r);
+    }
+
+    const std::vector<ClassRow>& by_class() const { return by_class_; }
+    std::vector<CollectionRow> take_by_retained() { return by_retained_.take(); }
+    std::vector<CollectionRow> take_over_allocated() { return over_allocated_.take(); }
+
+private:
+    struct RetainedBytes {
+        std::uint64_t operator()(const CollectionRow& r) const { return r.retained_bytes; }
+    };
+    struct UnusedSlots {  // of a row with a capacity
+        std::uint64_t operator()(const CollectionRow& r) const { return *r.capacity - r.entries; }
+    };
+    const Findings& a_;
+    std::vector<ClassRow> by_class_;
+    decltype(top_collections(0, RetainedBytes{})) by_retained_;
+    decltype(top_collections(0, UnusedSlots{})) over_allocated_;
+};
+
+CollectionTally tally_collections(const Findings& a) {
+    const std::size_t n = a.collections.size(), slices = n < 256 ? 1 : 8;  // the golden dumps take both paths
+    std::vector<CollectionTally> tallies;
+    for (std::size_t k = 0; k < slices; ++k) tallies.emplace_back(a);
+    tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t k) {
+        for (std::size_t i = k * n / slices; i < (k + 1) * n / slices; ++i) tallies[k].add(i);
+    });
+    for (std::size_t k = 1; k < slices; ++k) tallies[0].merge(std::move(tallies[k]));
+    return std::move(tallies[0]);
+}
+
+Json collections_section(const Findings& a, Cut& cut) {
+    const graph::HeapGraph& g = a.graph;
+    Json out;
+    out["computed"] = a.collections_counted;
+    CollectionTally tally = tally_collections(a);
+    const std::vector<CollectionTally::ClassRow>& by_class = tally.by_class();
     std::vector<std::uint32_t> classes;
     for (std::uint32_t c = 0; c < by_class.size(); ++c)
         if (by_class[c].instances) classes.push_back(c);
@@ -257,7 +312,7 @@ Json collections_section(const Findings& a, Cut& cut) {
     cut_rows(classes, "collections.classes", "classes (the fewest entries)", cut);
     Json class_rows = Json::array();
     for (std::uint32_t c : classes) {
-        const ClassRow& row = by_class[c];
+        const CollectionTally::ClassRow& row = by_class[c];
         Json item;
         item["class"] = g.classes[c].name;
         item["class_id"] = class_id(a, c);
@@ -274,8 +329,8 @@ Json collections_section(const Findings& a, Cut& cut) {
         class_rows.push_back(std::move(item));
     }
     out["classes"] = std::move(class_rows);
-    out["top"] = collection_items(a, by_retained.take());
-    out["over_allocated"] = collection_items(a, over_allocated.take());
+    out["top"] = collection_items(a, tally.take_by_retained());
+    out["over_allocated"] = collection_items(a, tally.take_over_allocated());
     return out;
 }
 
@@ -670,7 +725,8 @@ Json json_document(const Findings& a) {
     return report;
 }
 
-std::string json_report(const Findings& a) { return text_of(json_document(a)) + "\n"; }
+std::string json_report(const Findings& a) { return json_report(json_document(a)); }
+std::string json_report(const Json& document) { return text_of(document) + "\n"; }
 
 // The report ends with "\n}\n": `timings` goes in as its last key, after the rest was
 // built, so measuring the report stage does not mean building the report twice.

@@ -26,6 +26,7 @@ inline constexpr const char* kSchema = "heapgraph-report/1";
 // The JSON report of the findings (docs/report-schema.md), as a document and as its text.
 nlohmann::ordered_json json_document(const analysis::Findings& findings);
 std::string json_report(const analysis::Findings& findings);
+std::string json_report(const nlohmann::ordered_json& document);  // of what json_document made
 // The inspected objects (analysis/objects.cpp) that are (`in_report`) or are not in the JSON
 // report's `objects`: the HTML page embeds the others beside the report.
 nlohmann::ordered_json inspected_objects_json(const analysis::Findings& findings, bool in_report);
@@ -54,6 +55,14 @@ void write_objects_tsv(const analysis::Findings& findings, std::ostream& out);
 // The self-contained HTML report (docs/html-report.md): embeds the JSON report (json_document)
 // and an extract of the dominator tree; at most 10 MB for any dump.
 std::string html_report(const analysis::Findings& findings);
+// The same around a document json_document made of `findings` (the page cuts its own copy).
+std::string html_report(const analysis::Findings& findings, nlohmann::ordered_json document);
+// The JSON report's text and the HTML page, each when asked for, side by side from one
+// document: made for each, its sections took 0.2 s more CPU on the 2 GB BigHeap dump.
+struct JsonAndHtml {
+    std::string json, html;
+};
+JsonAndHtml json_and_html(const analysis::Findings& findings, bool json, bool html);
 
 // Per-stage progress bars on a terminal: "decode  [=====>    ] 1.2/2.0 GB  310 MB/s  ETA 3s".
 // Redraws at most ten times a second; thread-safe; finish() ends the line of a stage.
