@@ -198,9 +198,11 @@ std::string html_report(const analysis::Findings& a) { return html_report(a, jso
 JsonAndHtml json_and_html(const analysis::Findings& a, bool json, bool html) {
     JsonAndHtml out;
     if (!json && !html) return out;
-    const Json document = json_document(a);
-    tbb::parallel_invoke([&] { if (json) out.json = json_report(document); },
-                         [&] { if (html) out.html = html_report(a, document); });
+    Json document = json_document(a);
+    if (!json) out.html = html_report(a, std::move(document));
+    else if (!html) out.json = json_report(document);
+    else
+        tbb::parallel_invoke([&] { out.json = json_report(document); }, [&] { out.html = html_report(a, document); });
     return out;
 }
 

@@ -285,7 +285,12 @@ private:
 };
 
 CollectionTally tally_collections(const Findings& a) {
-    const std::size_t n = a.collections.size(), slices = n < 256 ? 1 : 8;  // the golden dumps take both paths
+    // Each slice keeps a row for every class: the slices' rows stay within 64 MB (a dump of
+    // a million classes is tallied in one). From 256 collections on, so the golden dumps take
+    // both paths.
+    const std::size_t n = a.collections.size();
+    const std::size_t row_bytes = sizeof(CollectionTally::ClassRow) * std::max<std::size_t>(a.graph.classes.size(), 1);
+    const std::size_t slices = n < 256 ? 1 : std::clamp<std::size_t>((std::size_t{64} << 20) / row_bytes, 1, 8);
     std::vector<CollectionTally> tallies;
     for (std::size_t k = 0; k < slices; ++k) tallies.emplace_back(a);
     tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t k) {
