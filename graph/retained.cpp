@@ -136,6 +136,21 @@ void make_children(Retained& r) {
 
 namespace {
 
+// The tree's nodes: those with an immediate dominator, a word of bits at a time side by side
+// (setting each preorder node's bit, at random, took 0.1 s on one core on the 2 GB dump).
+NodeBits in_tree_bits(const Column<NodeId>& idom) {
+    NodeBits bits(idom.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, bits.words()), [&](const auto& range) {
+        for (std::size_t w = range.begin(); w != range.end(); ++w) {
+            std::uint64_t word = 0;
+            for (std::size_t v = w * 64, b = 0; b < 64 && v < idom.size(); ++v, ++b)
+                word |= std::uint64_t{idom[v] != kUnreached} << b;
+            bits.word(w) = word;
+        }
+    });
+    return bits;
+}
+
 template <typename Dominators>
 Retained retained_with(const HeapGraph& graph, const RetainedOptions& options, Dominators dominators) {
     Retained result;
@@ -147,8 +162,7 @@ Retained retained_with(const HeapGraph& graph, const RetainedOptions& options, D
         std::sort(roots.begin(), roots.end());
     }
     result.tree = dominators(roots);
-    result.in_tree = NodeBits(graph.node_count());
-    for (NodeId v : result.tree.preorder) result.in_tree.set(v);
+    result.in_tree = in_tree_bits(result.tree.idom);
     // From the global roots alone the step reached exactly what they reach.
     if (graph.reachable.words() == 0) result.reachable = options.keep_unreachable ? std::move(walked) : result.in_tree;
     make_children(result);
