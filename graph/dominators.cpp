@@ -467,6 +467,7 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     // the sums make their outputs.
     if (beside_search) release_out();
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
+    tree.idom_by_number = std::move(idom);
     tree.condensed_nodes = condensed;
     tree.numbering_seconds = numbering_seconds;
     tree.search_seconds = seconds_since(search_started) - (beside_search ? waited_seconds : 0);

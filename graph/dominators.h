@@ -43,6 +43,10 @@ struct DominatorTree {
     Column<std::uint64_t> retained_bytes;  // 0 for unreached nodes
     Column<NodeId> retained_objects;
     Column<NodeId> preorder;               // reached nodes in DFS order from the super root
+    // By DFS number (preorder index + 1): the immediate dominator's DFS number, 0 for the super
+    // root's children. The child lists are made from it (graph/retained.cpp), which then frees
+    // it: a node's dominator mostly lies near it in the preorder, where by node id it does not.
+    Column<NodeId> idom_by_number;
     std::uint64_t super_root_retained_bytes = 0;
     // Reached nodes with two or more referrers, and the roots: the only ones the general
     // algorithm searches (each other node's one referrer is its immediate dominator).

@@ -103,10 +103,18 @@ void make_children(Retained& r) {
     Column<std::uint64_t> starts(n + 1, 0);
     Column<NodeId> second(n, 0);
     std::vector<NodeId> second_top;
+    // The parent of preorder[i], found near it in the preorder (by node id, the dominator
+    // column is read at random: 0.1 s more on the 2 GB dump).
+    const Column<NodeId>& by_number = r.tree.idom_by_number;
+    auto parent = [&](std::size_t i) {
+        if (by_number.empty()) return idom[preorder[i]];  // a tree made without it
+        const NodeId p = by_number[i + 1];
+        return p == 0 ? kSuperRoot : preorder[p - 1];
+    };
     auto count = [&](std::size_t first, std::size_t last, auto& counts, std::size_t shift, std::vector<NodeId>& top) {
         for (std::size_t i = first; i < last; ++i)
-            if (idom[preorder[i]] == kSuperRoot) top.push_back(preorder[i]);
-            else ++counts[idom[preorder[i]] + shift];
+            if (const NodeId p = parent(i); p == kSuperRoot) top.push_back(preorder[i]);
+            else ++counts[p + shift];
     };
     tbb::parallel_invoke([&] { count(0, half, starts, 1, r.top); },
                          [&] { count(half, preorder.size(), second, 0, second_top); });
@@ -120,7 +128,7 @@ void make_children(Retained& r) {
     c.targets.resize(end);
     auto scatter = [&](std::size_t first, std::size_t last, auto& cursors) {
         for (std::size_t i = first; i < last; ++i)
-            if (idom[preorder[i]] != kSuperRoot) c.targets[cursors[idom[preorder[i]]]++] = preorder[i];
+            if (const NodeId p = parent(i); p != kSuperRoot) c.targets[cursors[p]++] = preorder[i];
     };
     tbb::parallel_invoke([&] { scatter(0, half, starts); }, [&] { scatter(half, preorder.size(), second); });
     // Each second cursor ends its parent's row: the next parent's row starts there.
@@ -129,6 +137,7 @@ void make_children(Retained& r) {
     });
     starts[0] = 0;
     second = {};  // before set_starts makes its narrow offsets: the peak is near
+    r.tree.idom_by_number = {};
     c.set_starts(std::move(starts));
 }
 
