@@ -31,8 +31,20 @@ void bucket_sort(Items& items, BucketOf&& bucket_of, Less&& less) {
         std::sort(items.begin(), items.end(), less);
         return;
     }
+    // A column past the budget is a file, and so may its copy be: then it is sorted in place.
+    auto in_file = [](const Items& c) {
+        if constexpr (requires { c.in_file(); }) return c.in_file();
+        else return false;
+    };
+    Items scattered;
+    if (!in_file(items)) scattered.resize(n);
+    if (in_file(items) || in_file(scattered)) {
+        scattered = {};
+        tbb::parallel_sort(items.begin(), items.end(), less);
+        return;
+    }
     // About eight records a bucket, at most 2^20 buckets (4 MB of counts a slice).
-    const int bits = getenv("HGB") ? atoi(getenv("HGB")) : std::clamp(static_cast<int>(std::bit_width(n / 8)) - 1, 8, 20);
+    const int bits = std::clamp(static_cast<int>(std::bit_width(n / 8)) - 1, 8, 20);
     const std::size_t buckets = std::size_t{1} << bits;
     const std::size_t slices = std::clamp<std::size_t>(tbb::this_task_arena::max_concurrency(), 1, 8);
     auto slice_begin = [&](std::size_t k) { return k * n / slices; };
@@ -48,15 +60,6 @@ void bucket_sort(Items& items, BucketOf&& bucket_of, Less&& less) {
         for (std::size_t k = 0; k < slices; ++k) at += std::exchange(next[k][b], at);
     }
     bucket_start[buckets] = at;
-    Items scattered;
-    scattered.resize(n);
-    if constexpr (requires { items.in_file(); }) {
-        if (items.in_file() || scattered.in_file()) {
-            scattered = {};
-            tbb::parallel_sort(items.begin(), items.end(), less);
-            return;
-        }
-    }
     tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t k) {
         std::vector<std::uint64_t>& to = next[k];
         for (std::size_t i = slice_begin(k); i < slice_begin(k + 1); ++i) scattered[to[bucket_of(items[i], bits)]++] = items[i];

@@ -98,7 +98,6 @@ private:
 void make_children(Retained& r) {
     const std::size_t n = r.tree.idom.size(), half = r.tree.preorder.size() / 2;
     const Column<NodeId>& preorder = r.tree.preorder;
-    const Column<NodeId>& idom = r.tree.idom;
     Csr& c = r.children;
     Column<std::uint64_t> starts(n + 1, 0);
     Column<NodeId> second(n, 0);
@@ -107,7 +106,6 @@ void make_children(Retained& r) {
     // column is read at random: 0.1 s more on the 2 GB dump).
     const Column<NodeId>& by_number = r.tree.idom_by_number;
     auto parent = [&](std::size_t i) {
-        if (by_number.empty()) return idom[preorder[i]];  // a tree made without it
         const NodeId p = by_number[i + 1];
         return p == 0 ? kSuperRoot : preorder[p - 1];
     };
