@@ -83,11 +83,19 @@ bool keep_cut_record(TopLevel& top, Bytes file, const CutRecord& cut, bool& in_s
     return true;
 }
 
-TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated) {
+// The scan touches one header per record, but a page cache of large folios maps each as a
+// whole (2 MB on Linux 6.18 for a dump written in big blocks): without releasing what it has
+// passed, the scan alone mapped a 17 GB dump whole, 14.5 GB of RSS.
+constexpr std::uint64_t kScanReleaseBytes = std::uint64_t{64} << 20;
+
+TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated, bool release_behind) {
     TopLevel top;
     top.header = take(info, read_hprof_header(file));
     bool in_segments = false;
+    std::uint64_t released = 0;
     for (std::uint64_t offset = top.header.records_offset; offset < file.size();) {
+        if (release_behind && offset - released >= kScanReleaseBytes)
+            release_pages(file.subspan(released, offset - released)), released = offset;
         auto framed = read_record_frame(file, offset);
         if (auto* error = std::get_if<DecodeError>(&framed)) {
             auto cut = hprof_cut_record(file, offset);  // the end of the file, or damage?
@@ -108,6 +116,7 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated) {
         offset = frame.body_offset + frame.body_length;
     }
     if (in_segments) top.unterminated_segment_runs = 1;
+    if (release_behind) release_pages(file.subspan(released));
     return top;
 }
 
@@ -323,7 +332,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
     if (!options.javacore.empty())
         throw BadRequest(info.path + ": --javacore applies to PHD dumps; HPROF records its own roots");
     LoaderFrame frame(info, options);
-    TopLevel top = scan_top_level(file, info, options.allow_truncated);
+    TopLevel top = scan_top_level(file, info, options.allow_truncated, release_pages);
     info.format_version = top.header.version;
     info.id_size = top.header.id_size;
     if (top.dumps.empty() && top.cut)  // --allow-truncated reads what comes before a cut: here, no heap
