@@ -2,6 +2,7 @@
 // what analysis/estimate.cpp's model makes of the counts.
 #include <iostream>
 
+#include "column.h"
 #include "estimate.h"
 #include "estimate_command.h"
 #include "run.h"
@@ -16,7 +17,8 @@ int estimate(const EstimateArgs& args) {
         // The scan counts records (the graph adds no object): past the limit, analyze hands
         // the dump over to heapgraph-wide, and this is its estimate.
         const bool handed_over = scanned.scan.objects > options.limits.objects;
-        const analysis::Estimate figures = analysis::estimate(scanned, peak_rss_bytes(), handed_over ? 64 : graph::kNodeIdBits);
+        const analysis::Estimate figures = analysis::estimate(scanned, peak_rss_bytes(), handed_over ? 64 : graph::kNodeIdBits,
+                                                                graph::storage_use().memory_limit);
         std::cout << analysis::estimate_json(scanned, figures) << std::flush;
         return kOk;
     } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 // allocator and shadow memory change every RSS figure).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -72,6 +73,34 @@ TEST_CASE("estimate: JSON with memory and temporary disk, memory within 25% of t
         CHECK(ratio < 1.25);
 #endif
     }
+}
+
+TEST_CASE("estimate: past --memory-limit the columns are temporary disk and the memory stops at the budget") {
+    const std::string dump = data_path("samples/leakdemo.hprof");
+    heapgraph::test::Run whole = run("estimate " + dump + " 2>/dev/null");
+    heapgraph::test::Run limited = run("estimate " + dump + " --memory-limit 1M 2>/dev/null");
+    REQUIRE(whole.code == 0);
+    REQUIRE(limited.code == 0);
+    const auto w = nlohmann::json::parse(whole.out), l = nlohmann::json::parse(limited.out);
+    auto u64 = [](const nlohmann::json& j, const char* key) { return j[key].get<std::uint64_t>(); };
+    const std::uint64_t budget = 1 << 20, columns = u64(l, "column_bytes");
+    // The same counts, the same columns; the default budget holds them all.
+    CHECK(columns == u64(w, "column_bytes"));
+    CHECK(u64(w, "memory_limit_bytes") >= columns);
+    CHECK(u64(w, "temp_disk_bytes") == 0);
+    CHECK(u64(w, "memory_bytes") == u64(w, "scan_peak_rss_bytes") + columns);
+    REQUIRE(columns > budget);
+    CHECK(u64(l, "memory_limit_bytes") == budget);
+    CHECK(u64(l, "temp_disk_bytes") == columns - budget);
+    CHECK(u64(l, "memory_bytes") == u64(l, "scan_peak_rss_bytes") + budget + std::min<std::uint64_t>(columns - budget, 64 << 20));
+    // And the analysis at that budget does put columns in files.
+    const std::string json = temp_dir() + "/estimate-limited.json";
+    REQUIRE(run("analyze " + dump + " --memory-limit 1M --timings --json " + json).code == 0);
+    const auto report = nlohmann::json::parse(slurp(json));
+    std::string storage;
+    for (const auto& t : report["timings"])
+        if (t["stage"] == "storage") storage = t["note"].get<std::string>();
+    CHECK(storage.rfind("files under ", 0) == 0);
 }
 
 TEST_CASE("estimate: a file that is no dump is one line and exit 2") {
