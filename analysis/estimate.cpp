@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "column.h"
 #include "estimate.h"
 
 namespace heapgraph::analysis {
@@ -41,16 +42,13 @@ constexpr Model kWide{kBytesPerObject + 40, 2 * kBytesPerReference, 2 * kBytesPe
 // dumps' peaks vary by 10-20% between runs, and 4 MiB put leakdemo at 1.16-1.24x, the edge
 // of estimate_command_test's 25% band (it failed there once under ctest -j2).
 constexpr double kAnalysisBytes = 3 << 20;
-// Columns past the budget go to files; the pager lets this many bytes of their pages stay
-// mapped beside the heap columns (graph/column.cpp, file_allowance).
-constexpr std::uint64_t kFilePagesBytes = std::uint64_t{64} << 20;
 
 }  // namespace
 
 // Past the budget, the heap-backed columns stop at it and the rest are files: the memory is
-// the scan's peak, the budget and the file pages let be; the files are temporary disk. On
-// the 8x replica of the 2 GB BigHeap dump (17.3 GB, 19.1 GB of columns by the model), one
-// run each: at --memory-limit 2G 4.6 GB of memory and 17.0 GB of files, against 5.1 GB and
+// the scan's peak, the budget and the file pages the pager lets be (its floor, the budget
+// being all heap columns); the files are temporary disk. On the 8x replica of the 2 GB
+// BigHeap dump (17.3 GB, 19.1 GB of columns by the model), one run each: at --memory-limit 2G 4.6 GB of memory and 17.0 GB of files, against 5.1 GB and
 // 18.2 GB measured; at the default budget here (12.0 GB) 14.6 GB and 7.3 GB, against 12.8
 // GB and 8.9 GB. Below about a gigabyte of budget the measured peak is higher than the
 // model (the 2 GB dump at 64M: 0.5 against 1.0 GB): passes at random over column files keep
@@ -73,7 +71,7 @@ Estimate estimate(const LoadedDump& scanned, std::uint64_t scan_peak_rss, unsign
     if (e.column_bytes <= memory_limit) {
         e.memory_bytes = scan_peak_rss + e.column_bytes;
     } else {
-        e.memory_bytes = scan_peak_rss + memory_limit + std::min(kFilePagesBytes, e.column_bytes - memory_limit);
+        e.memory_bytes = scan_peak_rss + memory_limit + std::min(graph::kFilePagesFloorBytes, e.column_bytes - memory_limit);
         e.temp_disk_bytes += e.column_bytes - memory_limit;
     }
     return e;

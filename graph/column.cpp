@@ -83,10 +83,10 @@ struct Budget {
         for (const auto& [data, bytes] : files) ::madvise(data, bytes, MADV_DONTNEED);
     }
     // Resident column-file bytes let be: the budget's room beside the heap columns, and at
-    // least 64 MB so that a tiny budget does not page every few milliseconds.
+    // least kFilePagesFloorBytes.
     std::uint64_t file_allowance() const {
         const std::uint64_t room = options.memory_limit > heap_bytes ? options.memory_limit - heap_bytes : 0;
-        return std::max<std::uint64_t>(room, std::uint64_t{64} << 20);
+        return std::max(room, kFilePagesFloorBytes);
     }
     void watch(std::byte* data, std::size_t bytes) {
         files[data] = bytes;

@@ -44,6 +44,10 @@ struct StorageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Resident column-file bytes the pager always lets be, however small the budget (so that a
+// tiny budget does not page every few milliseconds); estimate's model counts them too.
+constexpr std::uint64_t kFilePagesFloorBytes = std::uint64_t{64} << 20;
+
 // Set once, before any column is made (the CLI does it from its options).
 void configure_storage(const StorageOptions& options);
 // Drops every column file's pages from the process (a stage boundary: StageClock).

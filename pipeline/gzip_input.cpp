@@ -102,7 +102,8 @@ Inflation stream_with_zlib(Bytes gz, std::uint64_t from, bool file_mapping, Cont
     // the time of a small file (fuzzing).
     const std::size_t window_size = 4u << 20;
     auto window = std::make_unique_for_overwrite<std::uint8_t[]>(window_size);
-    std::uint64_t in_pos = from, member_start = from, members = 0, released = from;
+    std::uint64_t in_pos = from, member_start = from, members = 0;
+    ReleaseBehind behind(gz, file_mapping, from);
     while (in_pos < gz.size()) {
         std::uint64_t in_chunk = std::min<std::uint64_t>(gz.size() - in_pos, 1u << 30);
         stream.next_in = const_cast<Bytef*>(gz.data() + in_pos);
@@ -112,10 +113,7 @@ Inflation stream_with_zlib(Bytes gz, std::uint64_t from, bool file_mapping, Cont
         int rc = inflate(&stream, Z_NO_FLUSH);
         in_pos += in_chunk - stream.avail_in;
         out.write(window.get(), window_size - stream.avail_out, member_start);
-        if (file_mapping && in_pos - released >= (64u << 20)) {
-            release_pages(gz.subspan(released, in_pos - released));
-            released = in_pos;
-        }
+        behind.at(in_pos);
         if (options.progress) options.progress({"inflate", in_pos, gz.size(), "B"});
         if (rc == Z_STREAM_END) {
             ++members;

@@ -42,4 +42,30 @@ private:
 // would zero them). Keeps the peak RSS off the dump size.
 void release_pages(std::span<const std::uint8_t> bytes);
 
+// A walk forward through a file mapping that drops what it has passed every 64 MiB. Even a
+// walk that touches little (one header per record) needs it: a page cache of large folios
+// maps 2 MB a touch (Linux 6.18), and an HPROF scan that kept what it passed mapped a 17 GB
+// dump whole. Does nothing when `enabled` is false (the bytes are not a file mapping).
+class ReleaseBehind {
+public:
+    ReleaseBehind(std::span<const std::uint8_t> file, bool enabled, std::uint64_t from = 0)
+        : file_(file), enabled_(enabled), released_(from) {}
+    // The walk has reached `offset`.
+    void at(std::uint64_t offset) {
+        if (!enabled_ || offset - released_ < kEvery) return;
+        release_pages(file_.subspan(released_, offset - released_));
+        released_ = offset;
+    }
+    // The walk is over: the rest of the file goes too.
+    void finish() {
+        if (enabled_ && released_ < file_.size()) release_pages(file_.subspan(released_));
+    }
+
+private:
+    static constexpr std::uint64_t kEvery = std::uint64_t{64} << 20;
+    std::span<const std::uint8_t> file_;
+    bool enabled_;
+    std::uint64_t released_;
+};
+
 }  // namespace heapgraph
