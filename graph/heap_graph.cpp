@@ -4,20 +4,47 @@
 #include "graph.h"
 
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_scan.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <vector>
 
 namespace heapgraph::graph {
 
+namespace {
+constexpr std::size_t kScanGrain = std::size_t{1} << 16;
+}
+
+// In parallel (a pass over block sums, then the final one): on the 2 GB BigHeap dump each
+// of these passes over 33M offsets took about 0.06 s on one core, five times per run.
 void sum_degrees(Column<std::uint64_t>& offsets) {
-    for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] += offsets[v - 1];
+    using Range = tbb::blocked_range<std::size_t>;
+    tbb::parallel_scan(
+        Range(0, offsets.size(), kScanGrain), std::uint64_t{0},
+        [&](const Range& r, std::uint64_t sum, bool final) {
+            for (std::size_t v = r.begin(); v != r.end(); ++v) {
+                sum += offsets[v];
+                if (final) offsets[v] = sum;
+            }
+            return sum;
+        },
+        std::plus<>());
 }
 
 void ends_to_starts(Column<std::uint64_t>& offsets) {
-    for (std::size_t v = offsets.size() - 1; v > 0; --v) offsets[v] = offsets[v - 1];
-    offsets[0] = 0;
+    // Each block's first offset takes the one before it, which the block before overwrites:
+    // those are read first.
+    const std::size_t n = offsets.size(), blocks = (n + kScanGrain - 1) / kScanGrain;
+    std::vector<std::uint64_t> before(blocks, 0);
+    for (std::size_t b = 1; b < blocks; ++b) before[b] = offsets[b * kScanGrain - 1];
+    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+        const std::size_t first = b * kScanGrain, last = std::min(n, first + kScanGrain);
+        for (std::size_t v = last - 1; v > first; --v) offsets[v] = offsets[v - 1];
+        offsets[first] = before[b];
+    });
 }
 
 void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) {
@@ -95,11 +122,13 @@ namespace {
 Column<std::uint8_t> keep_shared_rows(Column<std::uint64_t>& offsets) {
     const std::size_t n = offsets.size() - 1;
     Column<std::uint8_t> multi(n, 0);
-    for (std::size_t v = 0; v < n; ++v) {
-        multi[v] = offsets[v + 1] >= 2;
-        if (!multi[v]) offsets[v + 1] = 0;
-        offsets[v + 1] += offsets[v];
-    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kScanGrain), [&](const auto& r) {
+        for (std::size_t v = r.begin(); v != r.end(); ++v) {
+            multi[v] = offsets[v + 1] >= 2;
+            if (!multi[v]) offsets[v + 1] = 0;
+        }
+    });
+    sum_degrees(offsets);
     return multi;
 }
 

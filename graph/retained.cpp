@@ -3,8 +3,10 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
+#include <oneapi/tbb/parallel_scan.h>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "graph.h"
@@ -117,12 +119,17 @@ void make_children(Retained& r) {
     tbb::parallel_invoke([&] { count(0, half, starts, 1, r.top); },
                          [&] { count(half, preorder.size(), second, 0, second_top); });
     r.top.insert(r.top.end(), second_top.begin(), second_top.end());
-    std::uint64_t end = 0;
-    for (std::size_t u = 0; u < n; ++u) {
-        end += starts[u + 1] + second[u];
-        second[u] = static_cast<NodeId>(end - second[u]);
-        starts[u + 1] = end;
-    }
+    using Range = tbb::blocked_range<std::size_t>;
+    const std::uint64_t end = tbb::parallel_scan(
+        Range(0, n, std::size_t{1} << 16), std::uint64_t{0},
+        [&](const Range& range, std::uint64_t sum, bool final) {
+            for (std::size_t u = range.begin(); u < range.end(); ++u) {
+                sum += starts[u + 1] + second[u];
+                if (final) second[u] = static_cast<NodeId>(sum - second[u]), starts[u + 1] = sum;
+            }
+            return sum;
+        },
+        std::plus<>());
     c.targets.resize(end);
     auto scatter = [&](std::size_t first, std::size_t last, auto& cursors) {
         for (std::size_t i = first; i < last; ++i)
