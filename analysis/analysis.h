@@ -151,7 +151,7 @@ struct Findings {
     std::vector<StageTiming> timings{};
 
     graph::Summary summary{};
-    graph::PathTree paths{};
+    graph::PathTree paths{};  // empty once the paths are named (analyse): suspects and holders keep theirs
     graph::Retained retained{};
     bool collections_counted = false;
     graph::Column<graph::CollectionCount> collections{};
