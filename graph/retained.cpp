@@ -3,10 +3,8 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
-#include <oneapi/tbb/parallel_scan.h>
 
 #include <algorithm>
-#include <functional>
 #include <utility>
 
 #include "graph.h"
@@ -119,25 +117,24 @@ void make_children(Retained& r) {
     tbb::parallel_invoke([&] { count(0, half, starts, 1, r.top); },
                          [&] { count(half, preorder.size(), second, 0, second_top); });
     r.top.insert(r.top.end(), second_top.begin(), second_top.end());
+    // Both halves' counts summed into row starts as every CSR's are (sum_degrees); a second
+    // cursor then begins that many children before its parent's row ends.
     using Range = tbb::blocked_range<std::size_t>;
-    const std::uint64_t end = tbb::parallel_scan(
-        Range(0, n, std::size_t{1} << 16), std::uint64_t{0},
-        [&](const Range& range, std::uint64_t sum, bool final) {
-            for (std::size_t u = range.begin(); u < range.end(); ++u) {
-                sum += starts[u + 1] + second[u];
-                if (final) second[u] = static_cast<NodeId>(sum - second[u]), starts[u + 1] = sum;
-            }
-            return sum;
-        },
-        std::plus<>());
-    c.targets.resize(end);
+    tbb::parallel_for(Range(0, n), [&](const Range& range) {
+        for (std::size_t u = range.begin(); u < range.end(); ++u) starts[u + 1] += second[u];
+    });
+    sum_degrees(starts);
+    tbb::parallel_for(Range(0, n), [&](const Range& range) {
+        for (std::size_t u = range.begin(); u < range.end(); ++u) second[u] = static_cast<NodeId>(starts[u + 1] - second[u]);
+    });
+    c.targets.resize(starts[n]);
     auto scatter = [&](std::size_t first, std::size_t last, auto& cursors) {
         for (std::size_t i = first; i < last; ++i)
             if (const NodeId p = parent(i); p != kSuperRoot) c.targets[cursors[p]++] = preorder[i];
     };
     tbb::parallel_invoke([&] { scatter(0, half, starts); }, [&] { scatter(half, preorder.size(), second); });
     // Each second cursor ends its parent's row: the next parent's row starts there.
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const auto& range) {
+    tbb::parallel_for(Range(0, n), [&](const Range& range) {
         for (std::size_t u = range.begin(); u < range.end(); ++u) starts[u + 1] = second[u];
     });
     starts[0] = 0;
