@@ -162,8 +162,9 @@ void name_paths_and_read_values(Input& in, Findings& f, const Options& options, 
     request.locate = edge_sources(f, edges);
     const double values_seconds = seconds_of([&] { values = read_values(in, request); });
     name_paths(in, f, edges, values.located);
-    char note[64];
-    std::snprintf(note, sizeof note, "value pass %.2f s", values_seconds);
+    char note[96];
+    std::snprintf(note, sizeof note, "value pass %.2f s, %llu of %llu chunks read", values_seconds,
+                  static_cast<unsigned long long>(values.chunks_read), static_cast<unsigned long long>(values.chunks));
     clock.note(note);
 }
 

@@ -67,7 +67,8 @@ Estimate estimate(const LoadedDump& scanned, std::uint64_t scan_peak_rss, unsign
     e.memory_limit_bytes = memory_limit;
     e.scan_peak_rss_bytes = scan_peak_rss;
     e.node_id_bits = node_id_bits;
-    e.temp_disk_bytes = scanned.info.inflated_bytes;
+    e.value_spill_bytes = s.value_spill_bytes;
+    e.temp_disk_bytes = scanned.info.inflated_bytes + e.value_spill_bytes;
     if (e.column_bytes <= memory_limit) {
         e.memory_bytes = scan_peak_rss + e.column_bytes;
     } else {
@@ -89,7 +90,8 @@ std::string estimate_json(const LoadedDump& scanned, const Estimate& e) {
                              {"scan_peak_rss_bytes", e.scan_peak_rss_bytes},
                              {"column_bytes", e.column_bytes},
                              {"memory_limit_bytes", e.memory_limit_bytes},
-                             {"temp_disk_bytes", e.temp_disk_bytes}};
+                             {"temp_disk_bytes", e.temp_disk_bytes},
+                             {"value_spill_bytes", e.value_spill_bytes}};
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -12,7 +12,8 @@ namespace heapgraph::analysis {
 
 struct Estimate {
     std::uint64_t memory_bytes = 0;     // peak RSS of `analyze DUMP --json FILE` with default options
-    std::uint64_t temp_disk_bytes = 0;  // the inflated dump of a gzip file and column files, under --temp-dir
+    std::uint64_t temp_disk_bytes = 0;  // the inflated dump of a gzip file, value spills and column files, under --temp-dir
+    std::uint64_t value_spill_bytes = 0;  // HPROF: the value tables the decode spills (LoadValues)
     std::uint64_t scan_peak_rss_bytes = 0;  // what the scan itself reached (part of memory_bytes)
     std::uint64_t column_bytes = 0;       // the graph's columns at the peak, in memory and in files
     std::uint64_t memory_limit_bytes = 0;  // the columns' budget (--memory-limit or its default)

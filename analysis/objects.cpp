@@ -235,7 +235,7 @@ ValueRequest value_request(NodeAddresses addresses, std::vector<NodeId> nodes) {
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
     for (NodeId v : nodes) request.addresses.push_back(addresses[v]);
-    request.classes = {"java.lang.Thread", "java.lang.Thread$FieldHolder"};
+    request.classes = thread_classes();
     return request;
 }
 

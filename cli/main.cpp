@@ -73,6 +73,7 @@ int write_reports(const AnalyzeArgs& args, analysis::Findings& f, const std::vec
 int analyze(const AnalyzeArgs& args) {
     std::shared_ptr<reports::ProgressPrinter> printer;  // --progress: bars on stderr per stage
     LoadOptions load = args.load;
+    load.values = true;  // the reports read values: the decode collects what it can of them
     if (!args.quiet && (args.progress == "always" || (args.progress == "auto" && ::isatty(STDERR_FILENO)))) {
         printer = std::make_shared<reports::ProgressPrinter>(std::cerr);
         load.progress = progress_to(*printer);

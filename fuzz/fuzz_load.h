@@ -23,6 +23,9 @@ inline bool try_load(Bytes bytes, bool allow_truncated) {
     options.bytes_in_flight = 16384;
     options.max_inflated_bytes = 1u << 20;  // keeps gzip executions fast; bigger inflations fail cleanly
     options.allow_truncated = allow_truncated;
+    // The CLI's analyze has the decode collect the value tables; the whole pass after the
+    // load (an index's reopened graph) reads them itself: half the inputs take each path.
+    options.values = bytes.size() % 2 == 0;
     try {
         LoadedDump dump = load_dump_bytes(bytes, "fuzz", options);
         // The whole analysis stage, as the CLI runs it: the value reader reads the hostile

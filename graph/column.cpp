@@ -124,20 +124,26 @@ void settle(Budget& b) {
     b.use.temp_dir = b.options.temp_dir;
 }
 
-std::string errno_text(const char* what, std::size_t bytes, const std::string& dir) {
-    return std::string("cannot ") + what + " a " + std::to_string(bytes) + "-byte column file in " + dir + ": " +
+std::string errno_text(const char* what, std::size_t bytes, const std::string& dir, const char* kind = "column") {
+    return std::string("cannot ") + what + " a " + std::to_string(bytes) + "-byte " + kind + " file in " + dir + ": " +
            std::strerror(errno);
+}
+
+// An unnamed file in `dir` (for the error: `bytes` it is to hold, and what kind of file).
+int open_temp_file(const std::string& dir, std::size_t bytes, const char* kind) {
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {  // a file system without O_TMPFILE: a named file, unlinked at once
+        std::string path = dir + "/heapgraph-" + kind + "-XXXXXX";
+        fd = ::mkstemp(path.data());
+        if (fd < 0) throw StorageError(errno_text("create", bytes, dir, kind));
+        ::unlink(path.c_str());
+    }
+    return fd;
 }
 
 // An unnamed file of `bytes` in `dir`, reserved and mapped shared.
 std::byte* map_file(std::size_t bytes, const std::string& dir) {
-    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd < 0) {  // a file system without O_TMPFILE: a named file, unlinked at once
-        std::string path = dir + "/heapgraph-column-XXXXXX";
-        fd = ::mkstemp(path.data());
-        if (fd < 0) throw StorageError(errno_text("create", bytes, dir));
-        ::unlink(path.c_str());
-    }
+    const int fd = open_temp_file(dir, bytes, "column");
     // fallocate reserves the blocks: a full disk is this error, not a SIGBUS on a later write.
     if (int error = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); error != 0) {
         ::close(fd);
@@ -286,5 +292,47 @@ bool ColumnBlock::resize_in_place(std::size_t bytes) {
 }
 
 void ColumnBlock::release_pages() const { release_pages(0, bytes_); }
+
+SpillFile::~SpillFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void SpillFile::append(const void* data, std::size_t bytes) {
+    if (fd_ < 0) {
+        Budget& b = budget();
+        std::string dir;
+        {
+            std::lock_guard lock(b.mutex);
+            settle(b);
+            dir = b.options.temp_dir;
+        }
+        fd_ = open_temp_file(dir, bytes, "spill");
+        dir_ = std::move(dir);
+    }
+    const auto* at = static_cast<const char*>(data);
+    for (std::size_t left = bytes; left > 0;) {
+        const ssize_t wrote = ::write(fd_, at, left);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) {
+            if (wrote == 0) errno = ENOSPC;
+            throw StorageError(errno_text("write", bytes_ + bytes, dir_, "spill"));
+        }
+        at += wrote, left -= static_cast<std::size_t>(wrote);
+    }
+    bytes_ += bytes;
+}
+
+void SpillFile::read(std::uint64_t from, void* to, std::size_t bytes) const {
+    auto* at = static_cast<char*>(to);
+    for (std::size_t left = bytes; left > 0;) {
+        const ssize_t got = ::pread(fd_, at, left, static_cast<off_t>(from));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            if (got == 0) errno = EIO;  // shorter than what was appended: never, unless it was cut
+            throw StorageError(errno_text("read", bytes_, dir_, "spill"));
+        }
+        at += got, left -= static_cast<std::size_t>(got), from += static_cast<std::uint64_t>(got);
+    }
+}
 
 }  // namespace heapgraph::graph

@@ -277,4 +277,74 @@ void for_each_slab(std::size_t n, std::size_t slab, Body body) {
     for (std::size_t first = 0; first < n; first += slab) body(first, std::min(n, first + slab));
 }
 
+// Rows made in one pass and read back in a later stage (the value tables the decode collects,
+// pipeline/values.h), in an unnamed file under --temp-dir that only grows at its end. Written
+// with write(), not through a mapping: the rows sit in the page cache, never in the
+// process's memory, and cost no page faults; a full disk is a StorageError at the append.
+class SpillFile {
+public:
+    SpillFile() = default;  // the file is made at the first append
+    ~SpillFile();
+    SpillFile(SpillFile&& other) noexcept { swap(other); }
+    SpillFile& operator=(SpillFile&& other) noexcept {
+        SpillFile dead(std::move(*this));
+        swap(other);
+        return *this;
+    }
+    SpillFile(const SpillFile&) = delete;
+    SpillFile& operator=(const SpillFile&) = delete;
+
+    void append(const void* data, std::size_t bytes);
+    // Bytes [from, from + bytes) of what was appended, into `to`.
+    void read(std::uint64_t from, void* to, std::size_t bytes) const;
+    std::uint64_t bytes() const { return bytes_; }
+
+private:
+    void swap(SpillFile& other) noexcept { std::swap(fd_, other.fd_), std::swap(bytes_, other.bytes_), dir_.swap(other.dir_); }
+    int fd_ = -1;
+    std::uint64_t bytes_ = 0;
+    std::string dir_;  // for errors
+};
+
+// Rows a SpilledRows keeps in memory before it writes them all to its file: a small dump
+// makes no temporary file, and what it would save is not worth a file's failure modes.
+constexpr std::size_t kSpillAfterBytes = std::size_t{1} << 20;
+
+// Rows of T, in memory up to kSpillAfterBytes, then all in a SpillFile.
+template <typename T>
+class SpilledRows {
+    static_assert(std::is_trivially_copyable_v<T>, "spilled rows are plain values");
+
+public:
+    void append(std::span<const T> rows) {
+        if (rows.empty()) return;
+        if (file_.bytes() == 0 && (memory_.size() + rows.size()) * sizeof(T) <= kSpillAfterBytes) {
+            memory_.insert(memory_.end(), rows.begin(), rows.end());
+            return;
+        }
+        if (!memory_.empty()) {
+            file_.append(memory_.data(), memory_.size() * sizeof(T));
+            memory_ = {};
+        }
+        file_.append(rows.data(), rows.size_bytes());
+    }
+    std::size_t size() const { return memory_.size() + static_cast<std::size_t>(file_.bytes() / sizeof(T)); }
+    bool spilled() const { return file_.bytes() != 0; }
+    // Every row, appended to `to` (from the file a slab at a time).
+    void append_to(Column<T>& to) const {
+        const std::size_t at = to.size(), n = size();
+        to.resize(at + n);
+        std::copy(memory_.begin(), memory_.end(), to.data() + at);  // the rows are in one or the other
+        if (!spilled()) return;
+        for_each_slab(n, kSlabRows, [&](std::size_t first, std::size_t last) {
+            file_.read(first * sizeof(T), to.data() + at + first, (last - first) * sizeof(T));
+        });
+    }
+
+private:
+    static constexpr std::size_t kSlabRows = (std::size_t{16} << 20) / sizeof(T);
+    std::vector<T> memory_;
+    SpillFile file_;
+};
+
 }  // namespace heapgraph::graph

@@ -25,6 +25,7 @@
 #include "hprof_steps.h"
 #include "loader_steps.h"
 #include "mapped_file.h"
+#include "values.h"
 
 namespace heapgraph {
 
@@ -130,6 +131,12 @@ std::shared_ptr<const ClassTable> make_class_table(const std::vector<ClassDump>&
 struct ChunkTask {
     std::shared_ptr<HeapChunk> chunk;  // shared: a deferred chunk is kept for a second decode
     std::shared_ptr<const ClassTable> classes;
+    std::shared_ptr<const ValueCollector> values;  // LoadOptions::values: for the same classes
+};
+
+struct DecodedChunk {
+    std::variant<EdgeBlock, DecodeError> block;
+    ValuePart values;
 };
 
 struct DecodedDump {
@@ -138,25 +145,62 @@ struct DecodedDump {
     std::vector<EdgeBlock> blocks;
     std::vector<std::shared_ptr<HeapChunk>> deferred;  // parallel to blocks: set when deferred
     std::vector<ChunkCut> cuts;                         // for the later passes (DumpSource::chunks)
+    std::shared_ptr<LoadValues> values;                 // LoadOptions::values
 };
+
+// The classes the value reader looks for by name (String and the thread classes), by class
+// id, from the LOAD CLASS records: the reader is made again whenever class dumps have come,
+// and this keeps that to a lookup a class, not a name made for each.
+std::unordered_map<ObjectId, std::string> value_class_names(const TopLevel& top) {
+    std::vector<std::string> wanted = thread_classes();
+    wanted.push_back("java.lang.String");
+    std::unordered_map<ObjectId, std::string> out;
+    for (const auto& [class_id, load] : top.class_names) {
+        auto text = top.strings.find(load.name_id);
+        if (text == top.strings.end()) continue;
+        std::string name = java_class_name(utf8_from_modified(text->second));
+        if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) out.emplace(class_id, std::move(name));
+    }
+    return out;
+}
+
+// The decode's value reader for the class dumps known so far.
+std::shared_ptr<const ValueCollector> value_collector(const TopLevel& top,
+                                                      const std::unordered_map<ObjectId, std::string>& names,
+                                                      const std::vector<ClassDump>& classes, const ClassTable& table) {
+    return std::make_shared<const ValueCollector>(
+        table.context.id_size, classes, table.context.layouts,
+        [&](std::uint32_t c) {
+            auto name = names.find(classes[c].class_id);
+            return name == names.end() ? std::string() : name->second;
+        },
+        [&](ObjectId id) {
+            auto text = top.strings.find(id);
+            return text == top.strings.end() ? std::string() : utf8_from_modified(text->second);
+        });
+}
 
 class DecodeStage {
 public:
     // `classes_lost`: the end of the file cuts this dump (--allow-truncated), so class dumps
     // that lay after the cut may be missing.
-    DecodeStage(Bytes file, const std::vector<SegmentSpan>& dump, const DumpInfo& info,
+    DecodeStage(Bytes file, const std::vector<SegmentSpan>& dump, const TopLevel& top, const DumpInfo& info,
                 const LoadOptions& options, bool release_pages, bool last_segment_cut, bool classes_lost)
-        : chunker_(file, dump, info.id_size, options.chunk_bytes), info_(info), options_(options),
+        : chunker_(file, dump, info.id_size, options.chunk_bytes), top_(top), info_(info), options_(options),
           release_pages_(release_pages), classes_lost_(classes_lost) {
         if (last_segment_cut) chunker_.set_last_segment_cut();
+        if (options.values && !options.scan_only) {
+            out_.values = std::make_shared<LoadValues>();
+            value_names_ = value_class_names(top);
+        }
     }
 
     DecodedDump run() {
         std::size_t in_flight = std::max<std::uint64_t>(2, options_.bytes_in_flight / options_.chunk_bytes);
-        run_ordered_flow<ChunkTask, std::variant<EdgeBlock, DecodeError>>(
+        run_ordered_flow<ChunkTask, DecodedChunk>(
             [this] { return cut(); },
-            [](const ChunkTask& task) { return decode_to_block(*task.chunk, *task.classes); },
-            [this](const ChunkTask& task, std::variant<EdgeBlock, DecodeError>& block) { keep(task, block); },
+            [](const ChunkTask& task) { return decode(task); },
+            [this](const ChunkTask& task, DecodedChunk& decoded) { keep(task, decoded); },
             in_flight);
         if (first_error_) fail(info_, *first_error_);
         out_.classes = chunker_.classes();
@@ -178,19 +222,29 @@ private:
         if (chunker_.classes().size() != classes_in_table_ || !table_) {
             table_ = make_class_table(chunker_.classes(), info_.id_size, false, classes_lost_);
             classes_in_table_ = chunker_.classes().size();
+            if (out_.values) values_ = value_collector(top_, value_names_, chunker_.classes(), *table_);
         }
-        return ChunkTask{std::make_shared<HeapChunk>(std::move(*chunk)), table_};
+        return ChunkTask{std::make_shared<HeapChunk>(std::move(*chunk)), table_, values_};
     }
 
-    void keep(const ChunkTask& task, std::variant<EdgeBlock, DecodeError>& result) {
-        if (auto* error = std::get_if<DecodeError>(&result)) {
+    // The chunk's edge block and, unless it is to be decoded again, its values.
+    static DecodedChunk decode(const ChunkTask& task) {
+        DecodedChunk out{decode_to_block(*task.chunk, *task.classes), {}};
+        const auto* block = std::get_if<EdgeBlock>(&out.block);
+        if (task.values && block && !block->deferred_on) out.values = task.values->read(*task.chunk);
+        return out;
+    }
+
+    void keep(const ChunkTask& task, DecodedChunk& decoded) {
+        if (auto* error = std::get_if<DecodeError>(&decoded.block)) {
             note_error(std::move(*error));
             out_.blocks.emplace_back();
             out_.deferred.emplace_back();
             return;
         }
-        EdgeBlock& block = std::get<EdgeBlock>(result);
+        EdgeBlock& block = std::get<EdgeBlock>(decoded.block);
         count_objects(task, block);
+        if (out_.values && !block.deferred_on) out_.values->add(decoded.values);
         out_.deferred.push_back(block.deferred_on ? task.chunk : nullptr);
         out_.blocks.push_back(std::move(block));
         if (release_pages_ && task.chunk->owned.empty()) release_pages(task.chunk->bytes);  // copies own their bytes
@@ -220,30 +274,48 @@ private:
         if (!first_error_ || error.offset < first_error_->offset) first_error_ = std::move(error);
     }
 
+    // The chunks decoded again add their values after the others' (read_values sorts them).
     void redo_deferred() {
         auto final_table = make_class_table(out_.classes, info_.id_size, true, classes_lost_);
+        std::shared_ptr<const ValueCollector> final_values;
+        if (out_.values) final_values = value_collector(top_, value_names_, out_.classes, *final_table);
+        std::vector<ValuePart> values(out_.values ? out_.blocks.size() : 0);
         tbb::parallel_for(std::size_t{0}, out_.blocks.size(), [&](std::size_t i) {
             if (!out_.deferred[i]) return;
-            auto redone = decode_to_block(*out_.deferred[i], *final_table);
-            if (auto* error = std::get_if<DecodeError>(&redone)) note_error(std::move(*error));
-            else out_.blocks[i] = std::move(std::get<EdgeBlock>(redone));
+            auto redone = decode(ChunkTask{out_.deferred[i], final_table, final_values});
+            if (auto* error = std::get_if<DecodeError>(&redone.block)) note_error(std::move(*error));
+            else out_.blocks[i] = std::move(std::get<EdgeBlock>(redone.block));
+            if (final_values) values[i] = std::move(redone.values);
         });
         if (first_error_) fail(info_, *first_error_);
+        for (ValuePart& part : values) out_.values->add(part);
         out_.deferred.clear();
     }
 
     HeapChunker chunker_;
+    const TopLevel& top_;
     const DumpInfo& info_;
     const LoadOptions& options_;
     bool release_pages_;
     bool classes_lost_;
     std::shared_ptr<const ClassTable> table_;
+    std::shared_ptr<const ValueCollector> values_;  // for table_'s classes (LoadOptions::values)
+    std::unordered_map<ObjectId, std::string> value_names_;
     std::size_t classes_in_table_ = 0;
     DecodedDump out_;
     std::uint64_t objects_ = 0;  // in the blocks kept so far
     std::mutex error_mutex_;
     std::optional<DecodeError> first_error_;
 };
+
+// Each chunk's lowest and highest object address, for the value pass to read only the chunks
+// that can hold the records it is asked for.
+std::vector<LoadValues::Addresses> chunk_addresses(const std::vector<EdgeBlock>& blocks) {
+    std::vector<LoadValues::Addresses> out;
+    out.reserve(blocks.size());
+    for (const EdgeBlock& b : blocks) out.push_back({b.range.min, b.range.max, b.range.count > 0});
+    return out;
+}
 
 // What a dump read with --allow-truncated lost, and where it ends.
 Warning truncation_warning(Bytes file, const CutRecord& cut, std::optional<std::uint64_t> stopped_at) {
@@ -272,10 +344,17 @@ Warning truncation_warning(Bytes file, const CutRecord& cut, std::optional<std::
 LoadedDump scanned(const TopLevel& top, const DecodedDump& decoded) {
     LoadedDump loaded;  // its info comes from the loader's frame
     loaded.scan.objects = decoded.classes.size();
+    std::uint64_t arrays = 0, object_arrays = 0;
     for (const EdgeBlock& block : decoded.blocks) {
         loaded.scan.objects += block.objects;
         loaded.scan.references += block.refs;
+        arrays += block.counts[HprofSubTag::primitive_array_dump];
+        object_arrays += block.counts[HprofSubTag::object_array_dump];
     }
+    // A table stays in memory up to graph::kSpillAfterBytes (graph::SpilledRows).
+    auto spilled = [](std::uint64_t bytes) { return bytes > graph::kSpillAfterBytes ? bytes : 0; };
+    loaded.scan.value_spill_bytes = spilled(arrays * sizeof(ArrayObject)) + spilled(arrays * sizeof(StringObject)) +
+                                    spilled(object_arrays * sizeof(ArrayLength));
     loaded.scan.names = top.strings.size() + top.class_names.size();
     return loaded;
 }
@@ -344,9 +423,10 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
                             is_heap_dump_record(top.cut->frame.tag);
     // A cut segment run may have lost segments too; a whole HEAP DUMP record lost nothing.
     bool classes_lost = top.cut && last_dump && (last_segment_cut || top.unterminated_segment_runs);
-    DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], info, options, release_pages,
+    DecodedDump decoded = DecodeStage(file, top.dumps[options.dump_index], top, info, options, release_pages,
                                       last_segment_cut, classes_lost)
                               .run();
+    if (decoded.values) decoded.values->chunks = chunk_addresses(decoded.blocks);
 
     frame.stop();
     if (options.scan_only) return frame.finish(scanned(top, decoded));
@@ -359,6 +439,7 @@ LoadedDump load_hprof(Bytes file, DumpInfo info, const LoadOptions& options, boo
                                                             std::move(hprof.classes), release_pages, nullptr, nullptr, {}, {},
                                                             std::move(decoded.cuts)});
     loaded.source->field_names = field_names(top, loaded.source->classes);
+    loaded.values = std::move(decoded.values);
     loaded.source->stack_traces = stack_traces(top);
     if (top.unterminated_segment_runs)
         loaded.warnings.push_back({"heap_dump_end_missing", top.unterminated_segment_runs,

@@ -52,6 +52,9 @@ struct LoadOptions {
     // `heapgraph estimate`: HPROF stops after the decode stage with LoadedDump::scan filled
     // and no graph; PHD and classic text load whole (their decoders keep records whole).
     bool scan_only = false;
+    // HPROF: collect the value pass's tables while decoding (LoadedDump::values), for an
+    // analysis that will read values; without, its value pass reads the whole dump again.
+    bool values = false;
     DumpLimits limits;
     std::function<void(const ProgressEvent&)> progress;
 };
@@ -94,6 +97,7 @@ struct Warning {
 };
 
 struct DumpSource;  // pipeline/edge_names.h
+struct LoadValues;  // pipeline/values.h
 
 struct LoadedDump {
     DumpInfo info;
@@ -111,6 +115,8 @@ struct LoadedDump {
     // HPROF: what name_edges reads records back from (the file stays mapped; a gzip dump's
     // inflated temporary file too). For load_dump_bytes, the caller's bytes must outlive it.
     std::shared_ptr<DumpSource> source;
+    // HPROF with LoadOptions::values: what the value pass needs that the decode collected.
+    std::shared_ptr<LoadValues> values;
     // PHD and classic text with --javacore: the threads it lists, with their frames.
     std::vector<Javacore::Thread> javacore_threads;
     // What a dump holds, for a memory estimate: objects (class objects too) and references;
@@ -118,6 +124,9 @@ struct LoadedDump {
     struct Scan {
         std::uint64_t objects = 0, references = 0, names = 0;
         bool graph_built = false;  // PHD, classic: the scan was a whole load
+        // HPROF: the value tables an analysis spills from the decode (LoadValues), taking a
+        // String for each primitive array (most have their own value array).
+        std::uint64_t value_spill_bytes = 0;
     } scan;
 };
 

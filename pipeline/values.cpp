@@ -40,45 +40,63 @@ std::string_view field_name(const DumpSource& source, ObjectId name_id) {
     return text == source.field_names.end() ? std::string_view() : std::string_view(text->second);
 }
 
+// Class dump c's Java name; a field name string's text. The value pass asks the graph and
+// the dump's field names, the decode the dump's strings (LOAD CLASS names) as it goes.
+using ClassNameOf = std::function<std::string(std::uint32_t)>;
+using FieldNameOf = std::function<std::string(ObjectId)>;
+
 // Calls visit(declaration, offset) for each field of an instance of class dump `c`, in the
 // order of an instance dump's field bytes: its own fields first, then each super class's.
 // Stops when visit returns false.
 template <typename Visit>
-void for_each_field(const DumpSource& source, const ClassLayouts& layouts, std::uint32_t c, Visit&& visit) {
+void for_each_field(const std::vector<ClassDump>& classes, std::uint32_t id_size, const ClassLayouts& layouts,
+                    std::uint32_t c, Visit&& visit) {
     std::uint64_t at = 0;
-    for (std::uint32_t level = c, depth = 0; level != ClassLayout::kNone && level < source.classes.size() && depth < 256;
+    for (std::uint32_t level = c, depth = 0; level != ClassLayout::kNone && level < classes.size() && depth < 256;
          level = layouts[level].super, ++depth)
-        for (const FieldDecl& f : source.classes[level].fields) {
+        for (const FieldDecl& f : classes[level].fields) {
             if (!visit(f, at)) return;
-            at += basic_type_size(f.type, source.id_size);
+            at += basic_type_size(f.type, id_size);
         }
 }
 
+template <typename Visit>
+void for_each_field(const DumpSource& source, const ClassLayouts& layouts, std::uint32_t c, Visit&& visit) {
+    for_each_field(source.classes, source.id_size, layouts, c, std::forward<Visit>(visit));
+}
+
+// The classes of a dump as far as the value pass needs them.
+struct ClassesSeen {
+    const std::vector<ClassDump>& classes;
+    std::uint32_t id_size;
+    const ClassLayouts& layouts;
+    const ClassNameOf& class_name;
+    const FieldNameOf& field_name;
+};
+
 // Field `name` of an instance of class dump `c`.
-std::optional<FieldSlot> find_field(const DumpSource& source, const ClassLayouts& layouts, std::uint32_t c,
-                                    std::string_view name) {
+std::optional<FieldSlot> find_field(const ClassesSeen& seen, std::uint32_t c, std::string_view name) {
     std::optional<FieldSlot> found;
-    for_each_field(source, layouts, c, [&](const FieldDecl& f, std::uint64_t at) {
-        if (field_name(source, f.name_id) == name) found = FieldSlot{at, f.type};
+    for_each_field(seen.classes, seen.id_size, seen.layouts, c, [&](const FieldDecl& f, std::uint64_t at) {
+        if (seen.field_name(f.name_id) == name) found = FieldSlot{at, f.type};
         return !found;
     });
     return found;
 }
 
-std::vector<StringClass> string_classes(const LoadedDump& dump, const ClassLayouts& layouts) {
-    const DumpSource& source = *dump.source;
+std::vector<StringClass> string_classes(const ClassesSeen& seen) {
     std::vector<StringClass> out;
-    for (std::uint32_t c = 0; c < source.classes.size() && c < dump.graph.classes.size(); ++c) {
-        if (dump.graph.classes[c].name != "java.lang.String" || !layouts[c].complete) continue;
-        auto value = find_field(source, layouts, c, "value");
+    for (std::uint32_t c = 0; c < seen.classes.size(); ++c) {
+        if (!seen.layouts[c].complete || seen.class_name(c) != "java.lang.String") continue;
+        auto value = find_field(seen, c, "value");
         if (!value || value->type != static_cast<std::uint8_t>(BasicType::object)) continue;
         auto int_field = [&](std::string_view name) {
-            auto f = find_field(source, layouts, c, name);
+            auto f = find_field(seen, c, name);
             return f && f->type == static_cast<std::uint8_t>(BasicType::int_) ? f : std::nullopt;
         };
-        auto coder = find_field(source, layouts, c, "coder");
+        auto coder = find_field(seen, c, "coder");
         if (coder && coder->type != static_cast<std::uint8_t>(BasicType::byte)) coder.reset();
-        out.push_back({source.classes[c].class_id, layouts[c].data_bytes, *value, coder, int_field("offset"),
+        out.push_back({seen.classes[c].class_id, seen.layouts[c].data_bytes, *value, coder, int_field("offset"),
                        int_field("count")});
     }
     return out;
@@ -86,17 +104,20 @@ std::vector<StringClass> string_classes(const LoadedDump& dump, const ClassLayou
 
 // The class ids of the classes named in `names` and of their subclasses (by class dump order,
 // whose super chains the layouts link).
-std::vector<ObjectId> requested_classes(const LoadedDump& dump, const ClassLayouts& layouts,
-                                        const std::vector<std::string>& names) {
-    const DumpSource& source = *dump.source;
+std::vector<ObjectId> requested_classes(const ClassesSeen& seen, const std::vector<std::string>& names) {
     std::vector<ObjectId> out;
     if (names.empty()) return out;
-    for (std::uint32_t c = 0; c < source.classes.size() && c < dump.graph.classes.size(); ++c) {
+    std::vector<std::int8_t> named(seen.classes.size(), -1);  // -1: not yet asked
+    auto is_named = [&](std::uint32_t c) {
+        if (named[c] < 0) named[c] = std::find(names.begin(), names.end(), seen.class_name(c)) != names.end();
+        return named[c] == 1;
+    };
+    for (std::uint32_t c = 0; c < seen.classes.size(); ++c) {
         std::uint32_t level = c;
-        for (std::uint32_t depth = 0; level != ClassLayout::kNone && level < source.classes.size() && depth < 256;
-             level = layouts[level].super, ++depth) {
-            if (std::find(names.begin(), names.end(), dump.graph.classes[level].name) == names.end()) continue;
-            out.push_back(source.classes[c].class_id);
+        for (std::uint32_t depth = 0; level != ClassLayout::kNone && level < seen.classes.size() && depth < 256;
+             level = seen.layouts[level].super, ++depth) {
+            if (!is_named(level)) continue;
+            out.push_back(seen.classes[c].class_id);
             break;
         }
     }
@@ -123,32 +144,35 @@ private:
     std::vector<std::uint64_t> bits_;
 };
 
-struct Part {
-    std::vector<StringObject> strings;
-    std::vector<ArrayObject> arrays;
-    std::vector<ArrayLength> object_arrays;
-    std::vector<ObjectRecordCopy> records;
-    std::vector<ThreadRoot> thread_roots;
-    std::vector<RecordSpan> located;
-    std::uint64_t split = 0;
-};
+// What a ChunkReader reads: everything (the one pass over a dump the decode did not
+// collect values from), the tables and the classes' records only (the decode's), or the
+// records asked for by address only (the pass after the decode's: the requested classes'
+// records are the decode's already).
+enum class Reading { all, tables, addresses };
 
 class ChunkReader {
 public:
-    ChunkReader(const DumpSource& source, const std::vector<StringClass>& strings, const AddressSet& wanted,
-                const std::vector<ObjectId>& wanted_classes, const AddressSet& locate)
-        : id_(source.id_size), strings_(strings), wanted_(wanted), wanted_classes_(wanted_classes), locate_(locate) {}
+    ChunkReader(std::uint32_t id_size, const std::vector<StringClass>& strings, const AddressSet& wanted,
+                const std::vector<ObjectId>& wanted_classes, const AddressSet& locate, Reading reading = Reading::all)
+        : id_(id_size), strings_(strings), wanted_(wanted), wanted_classes_(wanted_classes), locate_(locate),
+          tables_(reading != Reading::addresses) {}
 
-    Part read(const HeapChunk& chunk) const {
-        Part part;
+    ValuePart read(const HeapChunk& chunk) const {
+        ValuePart part;
         for_each_sub_record(chunk.bytes, id_, [&](std::uint64_t pos, std::uint64_t size) {
             switch (chunk.bytes[pos]) {
                 case HprofSubTag::instance_dump: read_instance(chunk, pos, size, part); break;
-                case HprofSubTag::primitive_array_dump: read_array(chunk, pos, size, part); break;
+                case HprofSubTag::primitive_array_dump:
+                    if (tables_) read_array(chunk, pos, size, part);
+                    break;
                 case HprofSubTag::object_array_dump: read_object_array(chunk, pos, size, part); break;
-                case HprofSubTag::root_thread_object: read_thread_root(chunk.bytes, pos, true, part); break;
+                case HprofSubTag::root_thread_object:
+                    if (tables_) read_thread_root(chunk.bytes, pos, true, part);
+                    break;
                 case HprofSubTag::root_java_frame:
-                case HprofSubTag::root_jni_local: read_thread_root(chunk.bytes, pos, false, part); break;
+                case HprofSubTag::root_jni_local:
+                    if (tables_) read_thread_root(chunk.bytes, pos, false, part);
+                    break;
                 default: break;
             }
             return true;
@@ -157,17 +181,19 @@ public:
     }
 
 private:
-    void read_instance(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, Part& part) const {
+    void read_instance(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, ValuePart& part) const {
         const Bytes bytes = chunk.bytes;
         auto instance = read_instance_header(bytes, pos, id_);
         if (!instance) return;
         locate(chunk, pos, size, instance->id, part);
-        if (wanted_.contains(instance->id) ||
-            std::binary_search(wanted_classes_.begin(), wanted_classes_.end(), instance->class_id)) {
+        // By address only, the classes' records are there already: each record is kept once.
+        const bool of_class = std::binary_search(wanted_classes_.begin(), wanted_classes_.end(), instance->class_id);
+        if (tables_ ? of_class || wanted_.contains(instance->id) : !of_class && wanted_.contains(instance->id)) {
             const std::uint8_t* fields = bytes.data() + instance->fields_offset;
             part.records.push_back({instance->id, instance->class_id, false, 0,
                                     std::vector<std::uint8_t>(fields, fields + instance->field_bytes)});
         }
+        if (!tables_) return;
         for (const StringClass& c : strings_) {
             if (c.class_id != instance->class_id) continue;
             if (instance->field_bytes < c.field_bytes) return;
@@ -184,7 +210,7 @@ private:
     }
 
     // PRIMITIVE ARRAY DUMP: tag, id, stack serial (u4), length (u4), element type (u1), elements.
-    void read_array(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, Part& part) const {
+    void read_array(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, ValuePart& part) const {
         ByteReader in(chunk.bytes, pos + 1);
         ArrayObject a;
         a.address = in.u(id_);
@@ -201,14 +227,14 @@ private:
     }
 
     // OBJECT ARRAY DUMP: tag, id, stack serial (u4), length (u4), array class id, elements.
-    void read_object_array(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, Part& part) const {
+    void read_object_array(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, ValuePart& part) const {
         const Bytes bytes = chunk.bytes;
         ByteReader in(bytes, pos + 1);
         const ObjectId address = in.u(id_);
         locate(chunk, pos, size, address, part);
         in.skip(4);
         const std::uint32_t length = in.u4();
-        part.object_arrays.push_back({address, length});
+        if (tables_) part.object_arrays.push_back({address, length});
         if (!wanted_.contains(address)) return;
         const ObjectId class_id = in.u(id_);
         const std::uint64_t copied = std::uint64_t{std::min(length, ObjectRecordCopy::kMaxElements)} * id_;
@@ -218,7 +244,7 @@ private:
 
     // An instance or object array asked to be located: where its whole record lies, when no
     // segment boundary cuts it (its last byte is as far from its first in the file as here).
-    void locate(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, ObjectId address, Part& part) const {
+    void locate(const HeapChunk& chunk, std::uint64_t pos, std::uint64_t size, ObjectId address, ValuePart& part) const {
         if (!locate_.contains(address)) return;
         const std::uint64_t first = chunk.file_offset(pos);
         if (chunk.file_offset(pos + size - 1) - first == size - 1) part.located.push_back({address, first, size});
@@ -226,7 +252,7 @@ private:
 
     // ROOT THREAD OBJECT: id, thread serial, stack trace serial; ROOT JAVA FRAME and ROOT JNI
     // LOCAL: id, thread serial, frame number.
-    void read_thread_root(Bytes bytes, std::uint64_t pos, bool thread, Part& part) const {
+    void read_thread_root(Bytes bytes, std::uint64_t pos, bool thread, ValuePart& part) const {
         ByteReader in(bytes, pos + 1);
         ThreadRoot root;
         root.object = in.u(id_);
@@ -241,6 +267,7 @@ private:
     const AddressSet& wanted_;
     const std::vector<ObjectId>& wanted_classes_;
     const AddressSet& locate_;
+    bool tables_;
 };
 
 template <typename Records>
@@ -368,6 +395,107 @@ ObjectId DumpValues::element(const ObjectRecordCopy& r, std::uint32_t i) const {
     return ByteReader(Bytes(r.bytes), std::uint64_t{i} * id).u(id);
 }
 
+std::vector<std::string> thread_classes() { return {"java.lang.Thread", "java.lang.Thread$FieldHolder"}; }
+
+void LoadValues::add(ValuePart& part) {
+    strings.append(part.strings);
+    arrays.append(part.arrays);
+    object_arrays.append(part.object_arrays);
+    for (ObjectRecordCopy& r : part.records) records.push_back(std::move(r));
+    thread_roots.insert(thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
+    split += part.split;
+}
+
+struct ValueCollector::State {
+    std::vector<StringClass> strings;
+    std::vector<ObjectId> classes;
+    AddressSet none{{}};
+    ChunkReader reader;
+    State(std::uint32_t id_size, const ClassesSeen& seen)
+        : strings(string_classes(seen)), classes(requested_classes(seen, thread_classes())),
+          reader(id_size, strings, none, classes, none, Reading::tables) {}
+};
+
+ValueCollector::ValueCollector(std::uint32_t id_size, const std::vector<ClassDump>& classes, const ClassLayouts& layouts,
+                               const std::function<std::string(std::uint32_t)>& class_name,
+                               const std::function<std::string(ObjectId)>& field_name)
+    : state_(std::make_unique<State>(id_size, ClassesSeen{classes, id_size, layouts, class_name, field_name})) {}
+
+ValueCollector::~ValueCollector() = default;
+
+ValuePart ValueCollector::read(const HeapChunk& chunk) const { return state_->reader.read(chunk); }
+
+namespace {
+
+// The chunks whose addresses can hold one of `sorted` (each chunk's lowest and highest
+// object address); every chunk when the decode's figures do not match the chunks.
+std::vector<ChunkCut> chunks_holding(const DumpSource& source, const std::vector<LoadValues::Addresses>& chunks,
+                                     const std::vector<ObjectId>& sorted) {
+    if (chunks.size() != source.chunks.size()) return source.chunks;
+    std::vector<ChunkCut> out;
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+        if (!chunks[i].any) continue;
+        auto at = std::lower_bound(sorted.begin(), sorted.end(), chunks[i].min);
+        if (at != sorted.end() && *at <= chunks[i].max) out.push_back(source.chunks[i]);
+    }
+    return out;
+}
+
+// The addresses the pass after the decode's looks for, sorted and distinct.
+std::vector<ObjectId> asked_addresses(const ValueRequest& request) {
+    std::vector<ObjectId> out = request.addresses;
+    out.insert(out.end(), request.locate.begin(), request.locate.end());
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+// Reads `chunker`'s chunks with `reader` side by side, their parts added in chunk order.
+void read_chunks(const DumpSource& source, HeapChunker& chunker, const ChunkReader& reader, std::uint64_t total,
+                 DumpValues& values, const std::function<void(const ProgressEvent&)>& progress) {
+    std::uint64_t done = 0;
+    run_ordered_flow<HeapChunk, ValuePart>(
+        [&]() -> std::optional<HeapChunk> {
+            auto next = chunker.next();
+            auto* chunk = std::get_if<std::optional<HeapChunk>>(&next);
+            return chunk ? std::move(*chunk) : std::nullopt;  // an error: a dump cut (--allow-truncated)
+        },
+        [&](const HeapChunk& chunk) {
+            ValuePart part = reader.read(chunk);
+            if (source.release_pages && chunk.owned.empty()) release_pages(chunk.bytes);
+            return part;
+        },
+        [&](const HeapChunk& chunk, ValuePart& part) {
+            values.strings.append(part.strings);
+            values.arrays.append(part.arrays);
+            values.object_arrays.append(part.object_arrays);
+            values.thread_roots.insert(values.thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
+            for (ObjectRecordCopy& r : part.records) values.records.push_back(std::move(r));
+            values.located.insert(values.located.end(), part.located.begin(), part.located.end());
+            values.split_arrays += part.split;
+            ++values.chunks_read;
+            done += chunk.bytes.size();
+            if (progress) progress({"values", std::min(done, total), total, "B"});
+        },
+        2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
+    if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
+}
+
+// What the decode collected, taken into `values`.
+void take_load_values(LoadValues& load, DumpValues& values) {
+    load.taken = true;
+    load.strings.append_to(values.strings);
+    load.arrays.append_to(values.arrays);
+    load.object_arrays.append_to(values.object_arrays);
+    values.records = std::move(load.records);
+    values.thread_roots = std::move(load.thread_roots);
+    values.split_arrays = load.split;
+    load = LoadValues();  // the spill files go
+    load.taken = true;
+}
+
+}  // namespace
+
 DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
                        const std::function<void(const ProgressEvent&)>& progress) {
     DumpValues values;
@@ -382,42 +510,36 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
     values.layouts = layouts;
     for (std::uint32_t c = 0; c < source.classes.size() && c < dump.graph.classes.size(); ++c)
         values.class_names.emplace(source.classes[c].class_id, dump.graph.classes[c].name);
-    const std::vector<StringClass> strings = string_classes(dump, *layouts);
+    const ClassNameOf class_name = [&](std::uint32_t c) {
+        return c < dump.graph.classes.size() ? dump.graph.classes[c].name : std::string();
+    };
+    const FieldNameOf field_name_of = [&](ObjectId id) { return std::string(field_name(source, id)); };
+    const ClassesSeen seen{source.classes, source.id_size, *layouts, class_name, field_name_of};
+    const std::vector<StringClass> strings = string_classes(seen);
     // java.lang.StringUTF16.HI_BYTE_SHIFT: 8 on a big-endian JVM.
     values.utf16_big_endian = values.static_field("java.lang.StringUTF16", "HI_BYTE_SHIFT") == 8u;
     const AddressSet wanted(request.addresses);
-    const std::vector<ObjectId> wanted_classes = requested_classes(dump, *layouts, request.classes);
+    const std::vector<ObjectId> wanted_classes = requested_classes(seen, request.classes);
     const AddressSet locate(request.locate);
-    const ChunkReader reader(source, strings, wanted, wanted_classes, locate);
-
     // The loaders' ordered flow (pipeline/ordered_flow.h): chunks cut in order, read side by
     // side, their parts joined in chunk order.
-    HeapChunker chunker = chunker_for(source, 16u << 20);
-    std::uint64_t done = 0;
-    run_ordered_flow<HeapChunk, Part>(
-        [&]() -> std::optional<HeapChunk> {
-            auto next = chunker.next();
-            auto* chunk = std::get_if<std::optional<HeapChunk>>(&next);
-            return chunk ? std::move(*chunk) : std::nullopt;  // an error: a dump cut (--allow-truncated)
-        },
-        [&](const HeapChunk& chunk) {
-            Part part = reader.read(chunk);
-            if (source.release_pages && chunk.owned.empty()) release_pages(chunk.bytes);
-            return part;
-        },
-        [&](const HeapChunk& chunk, Part& part) {
-            values.strings.append(part.strings);
-            values.arrays.append(part.arrays);
-            values.object_arrays.append(part.object_arrays);
-            values.thread_roots.insert(values.thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
-            for (ObjectRecordCopy& r : part.records) values.records.push_back(std::move(r));
-            values.located.insert(values.located.end(), part.located.begin(), part.located.end());
-            values.split_arrays += part.split;
-            done += chunk.bytes.size();
-            if (progress) progress({"values", done, chunker.total_bytes(), "B"});
-        },
-        2 * static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
-    if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
+    LoadValues* load = dump.values.get();
+    if (load && !load->taken && load->classes == request.classes) {
+        const std::vector<LoadValues::Addresses> chunks = std::move(load->chunks);
+        take_load_values(*load, values);
+        std::vector<ChunkCut> plan = chunks_holding(source, chunks, asked_addresses(request));
+        std::uint64_t total = 0;
+        for (const ChunkCut& cut : plan) total += cut.length;
+        values.chunks = source.chunks.size();
+        HeapChunker chunker(source.file, source.segments, source.id_size, std::move(plan));
+        read_chunks(source, chunker, ChunkReader(source.id_size, strings, wanted, wanted_classes, locate, Reading::addresses),
+                    total, values, progress);
+    } else {
+        HeapChunker chunker = chunker_for(source, 16u << 20);
+        read_chunks(source, chunker, ChunkReader(source.id_size, strings, wanted, wanted_classes, locate),
+                    chunker.total_bytes(), values, progress);
+        values.chunks = values.chunks_read;
+    }
     sort_by_address(values.strings);
     sort_by_address(values.arrays);
     sort_by_address(values.object_arrays);

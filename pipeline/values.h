@@ -98,6 +98,8 @@ struct DumpValues {
     std::shared_ptr<const DumpSource> source;  // keeps the file mapped for element reads
     std::shared_ptr<const ClassLayouts> layouts;  // of source->classes
     std::unordered_map<ObjectId, std::string> class_names;  // by class id
+    // Chunks of the heap dump the pass read, of all its chunks (the --timings note).
+    std::uint64_t chunks_read = 0, chunks = 0;
 
     // The element bytes of `a` (empty when split).
     Bytes elements(const ArrayObject& a) const;
@@ -143,7 +145,65 @@ struct ValueRequest {
     std::vector<ObjectId> locate;
 };
 
-// Reads the values of `dump` in one pass over its heap dump; `progress` draws the pass.
+// The classes whose every instance's record the analyses ask for (the threads').
+std::vector<std::string> thread_classes();
+
+// What the value pass reads from one chunk.
+struct ValuePart {
+    std::vector<StringObject> strings;
+    std::vector<ArrayObject> arrays;
+    std::vector<ArrayLength> object_arrays;
+    std::vector<ObjectRecordCopy> records;
+    std::vector<ThreadRoot> thread_roots;
+    std::vector<RecordSpan> located;
+    std::uint64_t split = 0;
+};
+
+// What the value pass knows before any analysis, collected by the decode chunk by chunk
+// (LoadOptions::values), so that it does not read the whole dump again: the String, array
+// and object-array tables, the thread roots and the records of every instance of
+// thread_classes(). The later pass then reads only the chunks whose addresses can hold
+// what the analyses name (ValueRequest::addresses, locate). The tables wait in spill
+// files (graph/column.h): they are not in memory through the graph stages.
+struct LoadValues {
+    // A chunk's lowest and highest object address (none: no object).
+    struct Addresses {
+        ObjectId min = 0, max = 0;
+        bool any = false;
+    };
+    graph::SpilledRows<StringObject> strings;
+    graph::SpilledRows<ArrayObject> arrays;
+    graph::SpilledRows<ArrayLength> object_arrays;
+    std::vector<ObjectRecordCopy> records;
+    std::vector<ThreadRoot> thread_roots;
+    std::uint64_t split = 0;
+    std::vector<std::string> classes = thread_classes();  // whose records were kept
+    std::vector<Addresses> chunks;  // by chunk, as DumpSource::chunks
+    bool taken = false;             // read_values has used them (a second call reads the dump)
+
+    void add(ValuePart& part);
+};
+
+// The decode's reader of a chunk's values (HPROF), for the class dumps known when the chunk
+// was cut: a chunk holding an instance whose class is not yet complete is decoded again
+// at the end, with the final classes. `class_name(c)` names class dump c in Java form,
+// `field_name(id)` a field's name string.
+class ValueCollector {
+public:
+    ValueCollector(std::uint32_t id_size, const std::vector<ClassDump>& classes, const ClassLayouts& layouts,
+                   const std::function<std::string(std::uint32_t)>& class_name,
+                   const std::function<std::string(ObjectId)>& field_name);
+    ~ValueCollector();
+    ValuePart read(const HeapChunk& chunk) const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+// Reads the values of `dump`: from what the decode collected (LoadedDump::values) and the
+// chunks that can hold the records asked for, else in one pass over its heap dump.
+// `progress` draws the pass.
 DumpValues read_values(const LoadedDump& dump, const ValueRequest& request = {},
                        const std::function<void(const ProgressEvent&)>& progress = {});
 

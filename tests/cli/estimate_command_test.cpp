@@ -56,7 +56,9 @@ TEST_CASE("estimate: JSON with memory and temporary disk, memory within 25% of t
         CHECK(estimate["file"] == data_path(name));
         CHECK(estimate["objects"].get<std::uint64_t>() > 0);
         const bool gz = std::string(name).ends_with(".gz");
-        CHECK(estimate["temp_disk_bytes"] == (gz ? estimate["inflated_bytes"].get<std::uint64_t>() : 0));
+        const std::uint64_t spill = estimate["value_spill_bytes"].get<std::uint64_t>();
+        CHECK(estimate["temp_disk_bytes"] == (gz ? estimate["inflated_bytes"].get<std::uint64_t>() : 0) + spill);
+        if (estimate["format"].get<std::string>().rfind("hprof", 0) != 0) CHECK(spill == 0);
         CHECK(estimate["memory_bytes"].get<std::uint64_t>() >= estimate["scan_peak_rss_bytes"].get<std::uint64_t>());
 #if defined(ESTIMATE_UNDER_ASAN)
         MESSAGE("estimate against measured RSS runs in the Release tree only");
@@ -87,11 +89,11 @@ TEST_CASE("estimate: past --memory-limit the columns are temporary disk and the 
     // The same counts, the same columns; the default budget holds them all.
     CHECK(columns == u64(w, "column_bytes"));
     CHECK(u64(w, "memory_limit_bytes") >= columns);
-    CHECK(u64(w, "temp_disk_bytes") == 0);
+    CHECK(u64(w, "temp_disk_bytes") == u64(w, "value_spill_bytes"));
     CHECK(u64(w, "memory_bytes") == u64(w, "scan_peak_rss_bytes") + columns);
     REQUIRE(columns > budget);
     CHECK(u64(l, "memory_limit_bytes") == budget);
-    CHECK(u64(l, "temp_disk_bytes") == columns - budget);
+    CHECK(u64(l, "temp_disk_bytes") == columns - budget + u64(l, "value_spill_bytes"));
     CHECK(u64(l, "memory_bytes") == u64(l, "scan_peak_rss_bytes") + budget + std::min<std::uint64_t>(columns - budget, 64 << 20));
     // And the analysis at that budget does put columns in files.
     const std::string json = temp_dir() + "/estimate-limited.json";
