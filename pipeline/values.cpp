@@ -397,14 +397,24 @@ ObjectId DumpValues::element(const ObjectRecordCopy& r, std::uint32_t i) const {
 
 std::vector<std::string> thread_classes() { return {"java.lang.Thread", "java.lang.Thread$FieldHolder"}; }
 
-void LoadValues::add(ValuePart& part) {
-    strings.append(part.strings);
-    arrays.append(part.arrays);
-    object_arrays.append(part.object_arrays);
-    for (ObjectRecordCopy& r : part.records) records.push_back(std::move(r));
-    thread_roots.insert(thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
-    split += part.split;
+namespace {
+
+// A chunk's part added to what the decode collects (LoadValues) or the pass reads (DumpValues).
+template <typename Tables>
+void add_part(Tables& to, ValuePart& part) {
+    to.strings.append(part.strings);
+    to.arrays.append(part.arrays);
+    to.object_arrays.append(part.object_arrays);
+    for (ObjectRecordCopy& r : part.records) to.records.push_back(std::move(r));
+    to.thread_roots.insert(to.thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
+    if constexpr (requires { to.located; })
+        to.located.insert(to.located.end(), part.located.begin(), part.located.end());
+    to.split_arrays += part.split;
 }
+
+}  // namespace
+
+void LoadValues::add(ValuePart& part) { add_part(*this, part); }
 
 struct ValueCollector::State {
     std::vector<StringClass> strings;
@@ -466,13 +476,7 @@ void read_chunks(const DumpSource& source, HeapChunker& chunker, const ChunkRead
             return part;
         },
         [&](const HeapChunk& chunk, ValuePart& part) {
-            values.strings.append(part.strings);
-            values.arrays.append(part.arrays);
-            values.object_arrays.append(part.object_arrays);
-            values.thread_roots.insert(values.thread_roots.end(), part.thread_roots.begin(), part.thread_roots.end());
-            for (ObjectRecordCopy& r : part.records) values.records.push_back(std::move(r));
-            values.located.insert(values.located.end(), part.located.begin(), part.located.end());
-            values.split_arrays += part.split;
+            add_part(values, part);
             ++values.chunks_read;
             done += chunk.bytes.size();
             if (progress) progress({"values", std::min(done, total), total, "B"});
@@ -489,7 +493,7 @@ void take_load_values(LoadValues& load, DumpValues& values) {
     load.object_arrays.append_to(values.object_arrays);
     values.records = std::move(load.records);
     values.thread_roots = std::move(load.thread_roots);
-    values.split_arrays = load.split;
+    values.split_arrays = load.split_arrays;
     load = LoadValues();  // the spill files go
     load.taken = true;
 }

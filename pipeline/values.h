@@ -176,7 +176,7 @@ struct LoadValues {
     graph::SpilledRows<ArrayLength> object_arrays;
     std::vector<ObjectRecordCopy> records;
     std::vector<ThreadRoot> thread_roots;
-    std::uint64_t split = 0;
+    std::uint64_t split_arrays = 0;
     std::vector<std::string> classes = thread_classes();  // whose records were kept
     std::vector<Addresses> chunks;  // by chunk, as DumpSource::chunks
     bool taken = false;             // read_values has used them (a second call reads the dump)
