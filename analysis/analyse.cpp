@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <oneapi/tbb/parallel_invoke.h>
+#include <oneapi/tbb/task_group.h>
 
 #include "analysis.h"
 #include "content.h"
@@ -141,6 +142,13 @@ void name_paths(Input& in, Findings& f, std::span<const graph::PathEdge> edges, 
     graph::name_holders(in.graph, f.paths, names, f.holders);
 }
 
+// "value tables read back alongside: 0.31 s".
+std::string value_tables_note(double seconds) {
+    char text[64];
+    std::snprintf(text, sizeof text, "value tables read back alongside: %.2f s", seconds);
+    return text;
+}
+
 // The value reader's pass over the dump.
 DumpValues read_values(Input& in, const ValueRequest& request) {
     DumpValues values;
@@ -240,12 +248,20 @@ Findings analyse(Input in, const Options& options) {
         std::vector<graph::NodeId> to_read;
         dominators_and_walks(in, f, options, clock, to_read);
         clock.start("suspects");
+        // The suspects keep one core: the value tables are read back on the other.
+        double prepared_seconds = 0;
+        bool prepared = false;
+        tbb::task_group preparing;
+        if (options.report && in.prepare_values)
+            preparing.run([&] { prepared_seconds = seconds_of([&] { prepared = in.prepare_values(); }); });
         find_suspects_and_holders(in, f, options);
         InspectedNodes inspected;
         if (options.report) {
             inspected = inspected_nodes(f, options.top, options.inspect);
             to_read.insert(to_read.end(), inspected.all.begin(), inspected.all.end());
         }
+        preparing.wait();
+        if (prepared) clock.note(value_tables_note(prepared_seconds));
         DumpValues values;
         name_paths_and_read_values(in, f, options, value_request(f.addresses, std::move(to_read)), values, clock);
         // The suspects and holders keep their own paths, so the tree goes before the values
@@ -270,6 +286,7 @@ Findings analyse(LoadedDump& dump, const Options& options) {
         name_edges(dump, edges, options.progress, located);
     };
     in.read_values = [&dump, &options](const ValueRequest& request) { return read_values(dump, request, options.progress); };
+    in.prepare_values = [&dump] { return prepare_values(dump); };
     return analyse(std::move(in), options);
 }
 

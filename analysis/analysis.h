@@ -135,6 +135,9 @@ struct Input {
     std::function<void(std::span<const graph::PathEdge>, std::span<const RecordSpan>)> name_edges{};
     // Reads field values and array contents (HPROF); unset: nothing to read them from.
     std::function<DumpValues(const ValueRequest&)> read_values{};
+    // Work read_values can have done before it is called (the value tables a decode
+    // collected, read back and sorted): run beside the suspects; false when there was none.
+    std::function<bool()> prepare_values{};
     // The threads a javacore lists (PHD and classic text, --javacore), for `threads`.
     std::span<const Javacore::Thread> javacore_threads{};
 };

@@ -485,20 +485,42 @@ void read_chunks(const DumpSource& source, HeapChunker& chunker, const ChunkRead
     if (source.mapping) source.mapping->check_intact();  // the file shrank since it was loaded?
 }
 
-// What the decode collected, taken into `values`.
+// What the decode collected, prepared and taken into `values`; the rest of `load` goes.
 void take_load_values(LoadValues& load, DumpValues& values) {
-    load.taken = true;
-    load.strings.append_to(values.strings);
-    load.arrays.append_to(values.arrays);
-    load.object_arrays.append_to(values.object_arrays);
-    values.records = std::move(load.records);
-    values.thread_roots = std::move(load.thread_roots);
-    values.split_arrays = load.split_arrays;
-    load = LoadValues();  // the spill files go
+    load.prepare();
+    DumpValues& ready = *load.ready;
+    values.strings = std::move(ready.strings);
+    values.arrays = std::move(ready.arrays);
+    values.object_arrays = std::move(ready.object_arrays);
+    values.records = std::move(ready.records);
+    values.thread_roots = std::move(ready.thread_roots);
+    values.split_arrays = ready.split_arrays;
+    load = LoadValues();
     load.taken = true;
 }
 
 }  // namespace
+
+void LoadValues::prepare() {
+    if (ready || taken) return;
+    DumpValues& v = ready.emplace();
+    strings.append_to(v.strings);
+    arrays.append_to(v.arrays);
+    object_arrays.append_to(v.object_arrays);
+    strings = {}, arrays = {}, object_arrays = {};  // the spill files go
+    v.records = std::move(records);
+    v.thread_roots = std::move(thread_roots);
+    v.split_arrays = split_arrays;
+    sort_by_address(v.strings);
+    sort_by_address(v.arrays);
+    sort_by_address(v.object_arrays);
+}
+
+bool prepare_values(const LoadedDump& dump) {
+    if (!dump.values || dump.values->taken) return false;
+    dump.values->prepare();
+    return true;
+}
 
 DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
                        const std::function<void(const ProgressEvent&)>& progress) {
@@ -528,9 +550,10 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
     // The loaders' ordered flow (pipeline/ordered_flow.h): chunks cut in order, read side by
     // side, their parts joined in chunk order.
     LoadValues* load = dump.values.get();
-    if (load && !load->taken && load->classes == request.classes) {
+    const bool from_load = load && !load->taken && load->classes == request.classes;
+    if (from_load) {
         const std::vector<LoadValues::Addresses> chunks = std::move(load->chunks);
-        take_load_values(*load, values);
+        take_load_values(*load, values);  // sorted already
         std::vector<ChunkCut> plan = chunks_holding(source, chunks, asked_addresses(request));
         std::uint64_t total = 0;
         for (const ChunkCut& cut : plan) total += cut.length;
@@ -544,9 +567,11 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request,
                     chunker.total_bytes(), values, progress);
         values.chunks = values.chunks_read;
     }
-    sort_by_address(values.strings);
-    sort_by_address(values.arrays);
-    sort_by_address(values.object_arrays);
+    if (!from_load) {
+        sort_by_address(values.strings);
+        sort_by_address(values.arrays);
+        sort_by_address(values.object_arrays);
+    }
     sort_by_address(values.records);
     sort_by_address(values.located);
     return values;

@@ -180,9 +180,17 @@ struct LoadValues {
     std::vector<std::string> classes = thread_classes();  // whose records were kept
     std::vector<Addresses> chunks;  // by chunk, as DumpSource::chunks
     bool taken = false;             // read_values has used them (a second call reads the dump)
+    // The tables read back from the spill files and sorted by address, the records and the
+    // thread roots moved in: what prepare() makes, on whichever thread is free before the
+    // value pass needs them (analysis: beside the suspects).
+    std::optional<DumpValues> ready;
 
     void add(ValuePart& part);
+    void prepare();
 };
+
+// LoadValues::prepare on `dump`'s; false when the decode collected none or they are used.
+bool prepare_values(const LoadedDump& dump);
 
 // The decode's reader of a chunk's values (HPROF), for the class dumps known when the chunk
 // was cut: a chunk holding an instance whose class is not yet complete is decoded again
