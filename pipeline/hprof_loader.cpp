@@ -227,11 +227,11 @@ private:
         return ChunkTask{std::make_shared<HeapChunk>(std::move(*chunk)), table_, values_};
     }
 
-    // The chunk's edge block and, unless it is to be decoded again, its values.
+    // The chunk's edge block and its values (of a chunk to be decoded again, keep() takes the
+    // thread roots only: they need no class).
     static DecodedChunk decode(const ChunkTask& task) {
         DecodedChunk out{decode_to_block(*task.chunk, *task.classes), {}};
-        const auto* block = std::get_if<EdgeBlock>(&out.block);
-        if (task.values && block && !block->deferred_on) out.values = task.values->read(*task.chunk);
+        if (task.values && std::holds_alternative<EdgeBlock>(out.block)) out.values = task.values->read(*task.chunk);
         return out;
     }
 
@@ -244,7 +244,15 @@ private:
         }
         EdgeBlock& block = std::get<EdgeBlock>(decoded.block);
         count_objects(task, block);
-        if (out_.values && !block.deferred_on) out_.values->add(decoded.values);
+        // The thread roots stay in file order (the first ROOT THREAD OBJECT of a thread wins):
+        // a deferred chunk's are taken now, the rest of its values once it is decoded again.
+        if (out_.values && block.deferred_on) {
+            ValuePart roots;
+            roots.thread_roots = std::move(decoded.values.thread_roots);
+            out_.values->add(roots);
+        } else if (out_.values) {
+            out_.values->add(decoded.values);
+        }
         out_.deferred.push_back(block.deferred_on ? task.chunk : nullptr);
         out_.blocks.push_back(std::move(block));
         if (release_pages_ && task.chunk->owned.empty()) release_pages(task.chunk->bytes);  // copies own their bytes
@@ -274,7 +282,8 @@ private:
         if (!first_error_ || error.offset < first_error_->offset) first_error_ = std::move(error);
     }
 
-    // The chunks decoded again add their values after the others' (read_values sorts them).
+    // The chunks decoded again add their values, but the thread roots, after the others'
+    // (read_values sorts them by address).
     void redo_deferred() {
         auto final_table = make_class_table(out_.classes, info_.id_size, true, classes_lost_);
         std::shared_ptr<const ValueCollector> final_values;
@@ -285,7 +294,7 @@ private:
             auto redone = decode(ChunkTask{out_.deferred[i], final_table, final_values});
             if (auto* error = std::get_if<DecodeError>(&redone.block)) note_error(std::move(*error));
             else out_.blocks[i] = std::move(std::get<EdgeBlock>(redone.block));
-            if (final_values) values[i] = std::move(redone.values);
+            if (final_values) values[i] = std::move(redone.values), values[i].thread_roots.clear();
         });
         if (first_error_) fail(info_, *first_error_);
         for (ValuePart& part : values) out_.values->add(part);

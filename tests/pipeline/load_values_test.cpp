@@ -148,16 +148,17 @@ TEST_CASE("the decode's value tables: a String met before its class dump is read
     h.string(0x100, "java/lang/String").string(0x101, "java/lang/Object").string(0x102, "value").string(0x103, "coder");
     h.load_class(1, 0x1000, 0x101).load_class(2, 0x2000, 0x100);
     test::ByteBuilder s;
-    s.u1(0xff).id(0x5000);                                  // ROOT UNKNOWN: the String
-    s.u1(0x21).id(0x5000).u4(0).id(0x2000).u4(9).id(0x6000).u1(0);  // the String, before its class
-    s.u1(0x23).id(0x6000).u4(0).u4(5).u1(8).text("hello");  // its byte[] value
+    s.u1(0x08).id(0x5000).u4(1).u4(0);                       // ROOT THREAD OBJECT, thread 1 (17 bytes)
+    s.u1(0x21).id(0x5000).u4(0).id(0x2000).u4(9).id(0x6000).u1(0);  // the String, before its class (34)
+    s.u1(0x08).id(0x6000).u4(2).u4(0);                       // thread 2, in the next chunk
+    s.u1(0x23).id(0x6000).u4(0).u4(5).u1(8).text("hello");  // the String's byte[] value
     class_dump(s, 0x1000, 0, 0, {});
     class_dump(s, 0x2000, 0x1000, 9, {{0x102, 2}, {0x103, 8}});
     h.segment(s.bytes);
     for (bool values : {true, false}) {
         CAPTURE(values);
         LoadOptions options = options_with(values);
-        options.chunk_bytes = 1;  // a chunk a sub-record: the String's is deferred
+        options.chunk_bytes = 51;  // the first chunk: thread 1's root and the String, deferred
         LoadedDump dump = load_dump_bytes(h.b.bytes, "string-first.hprof", options);
         DumpValues read = read_values(dump, {.addresses = {}, .classes = thread_classes(), .locate = {}});
         REQUIRE(read.strings.size() == 1);
@@ -165,6 +166,10 @@ TEST_CASE("the decode's value tables: a String met before its class dump is read
         CHECK(read.strings[0].value == 0x6000);
         CHECK(read.strings[0].coder == 0);
         CHECK(read.text(0x5000, 100) == "hello");
+        // The roots in file order, the deferred chunk's first.
+        REQUIRE(read.thread_roots.size() == 2);
+        CHECK(read.thread_roots[0].thread_serial == 1);
+        CHECK(read.thread_roots[1].thread_serial == 2);
         CHECK(read.chunks_read == (values ? 0u : read.chunks));
     }
 }
