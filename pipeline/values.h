@@ -9,6 +9,9 @@
 //   - the records of objects asked for by address or by class (ValueRequest: the inspector's
 //     objects, System.props's map, every Thread), and the thread roots; then the threads'
 //     STACK TRACE and STACK FRAME records from the top level.
+// With LoadOptions::values the decode collects all of that but the records asked for by
+// address, chunk by chunk (LoadValues, ValueCollector), and the pass after the load reads only
+// the chunks that can hold those (docs/pipeline.md, "Values from the decode").
 // Records are kept by address (sorted); node ids are found by one merge with the dump's
 // sorted addresses, never a search per record. PHD and classic text hold no values.
 #pragma once
