@@ -155,11 +155,9 @@ std::unordered_map<ObjectId, std::string> value_class_names(const TopLevel& top)
     std::vector<std::string> wanted = thread_classes();
     wanted.push_back("java.lang.String");
     std::unordered_map<ObjectId, std::string> out;
-    for (const auto& [class_id, load] : top.class_names) {
-        auto text = top.strings.find(load.name_id);
-        if (text == top.strings.end()) continue;
-        std::string name = java_class_name(utf8_from_modified(text->second));
-        if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) out.emplace(class_id, std::move(name));
+    for (const auto& entry : top.class_names) {
+        std::string name = hprof_class_name(top.strings, top.class_names, entry.first);
+        if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) out.emplace(entry.first, std::move(name));
     }
     return out;
 }
@@ -174,10 +172,7 @@ std::shared_ptr<const ValueCollector> value_collector(const TopLevel& top,
             auto name = names.find(classes[c].class_id);
             return name == names.end() ? std::string() : name->second;
         },
-        [&](ObjectId id) {
-            auto text = top.strings.find(id);
-            return text == top.strings.end() ? std::string() : utf8_from_modified(text->second);
-        });
+        [&](ObjectId id) { return hprof_string(top.strings, id); });
 }
 
 class DecodeStage {
@@ -386,10 +381,7 @@ std::unordered_map<ObjectId, std::string> field_names(const TopLevel& top, const
 // DumpSource::stack_traces: every STACK TRACE with its frames' names (a frame the dump does
 // not hold keeps empty names), by serial.
 std::vector<StackTrace> stack_traces(const TopLevel& top) {
-    auto text = [&](ObjectId id) {
-        auto found = top.strings.find(id);
-        return found == top.strings.end() ? std::string() : utf8_from_modified(found->second);
-    };
+    auto text = [&](ObjectId id) { return hprof_string(top.strings, id); };
     std::vector<StackTrace> out;
     for (const StackTraceRecord& t : top.traces) {
         StackTrace& trace = out.emplace_back(StackTrace{t.serial, t.thread_serial, {}});

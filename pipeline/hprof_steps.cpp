@@ -18,22 +18,29 @@
 
 namespace heapgraph {
 
+std::string hprof_string(const std::unordered_map<ObjectId, std::string_view>& strings, ObjectId id) {
+    auto text = strings.find(id);
+    return text == strings.end() ? std::string() : utf8_from_modified(text->second);
+}
+
+std::string hprof_class_name(const std::unordered_map<ObjectId, std::string_view>& strings,
+                             const std::unordered_map<ObjectId, ClassNameRef>& class_names, ObjectId class_id) {
+    auto load = class_names.find(class_id);
+    if (load == class_names.end()) return {};
+    auto text = strings.find(load->second.name_id);
+    return text == strings.end() ? std::string() : java_class_name(utf8_from_modified(text->second));
+}
+
 namespace {
 
 using graph::kNoNode;
 using graph::NodeId;
 
-std::string string_of(const HprofParts& hprof, ObjectId id) {
-    auto text = hprof.strings.find(id);
-    return text == hprof.strings.end() ? std::string() : utf8_from_modified(text->second);
-}
+std::string string_of(const HprofParts& hprof, ObjectId id) { return hprof_string(hprof.strings, id); }
 
 // The Java name, or "" when the dump gives none.
 std::string raw_class_name(const HprofParts& hprof, ObjectId class_id) {
-    auto load = hprof.class_names.find(class_id);
-    if (load == hprof.class_names.end()) return {};
-    auto text = hprof.strings.find(load->second.name_id);
-    return text == hprof.strings.end() ? std::string() : java_class_name(utf8_from_modified(text->second));
+    return hprof_class_name(hprof.strings, hprof.class_names, class_id);
 }
 
 class HprofClassNamer final : public ClassNamer {

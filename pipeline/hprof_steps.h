@@ -17,6 +17,13 @@ struct ClassNameRef {
     std::uint64_t record_offset = 0;
 };
 
+// A STRING record's text as UTF-8, and the Java name of a class by its LOAD CLASS record
+// ("" when the dump gives none): the decode asks them of the top-level records, the steps
+// of HprofParts.
+std::string hprof_string(const std::unordered_map<ObjectId, std::string_view>& strings, ObjectId id);
+std::string hprof_class_name(const std::unordered_map<ObjectId, std::string_view>& strings,
+                             const std::unordered_map<ObjectId, ClassNameRef>& class_names, ObjectId class_id);
+
 struct HprofParts {
     const std::unordered_map<ObjectId, std::string_view>& strings;  // modified UTF-8, as dumped
     const std::unordered_map<ObjectId, ClassNameRef>& class_names;  // by class id

@@ -144,11 +144,11 @@ private:
     std::vector<std::uint64_t> bits_;
 };
 
-// What a ChunkReader reads: everything (the one pass over a dump the decode did not
-// collect values from), the tables and the classes' records only (the decode's), or the
-// records asked for by address only (the pass after the decode's: the requested classes'
-// records are the decode's already).
-enum class Reading { all, tables, addresses };
+// What a ChunkReader reads: everything (the one pass over a dump the decode did not collect
+// values from, and the decode's, asked for no address), or the records asked for by address
+// only (the pass after the decode's: the tables and the requested classes' records are the
+// decode's already).
+enum class Reading { all, addresses };
 
 class ChunkReader {
 public:
@@ -423,7 +423,7 @@ struct ValueCollector::State {
     ChunkReader reader;
     State(std::uint32_t id_size, const ClassesSeen& seen)
         : strings(string_classes(seen)), classes(requested_classes(seen, thread_classes())),
-          reader(id_size, strings, none, classes, none, Reading::tables) {}
+          reader(id_size, strings, none, classes, none) {}
 };
 
 ValueCollector::ValueCollector(std::uint32_t id_size, const std::vector<ClassDump>& classes, const ClassLayouts& layouts,
