@@ -92,13 +92,19 @@ public:
 
     Bytes contents(const Member& m) const { return contents(m.position, m.bytes); }
 
+    // Whether each member differs from the first of its run (check_in_file_order), for
+    // several member sets at once: one sweep reads each page of the dump once, where a sweep
+    // a set would read the file's pages again for each (the sets' contents lie side by side).
+    // Set k's members come at [offset_k, offset_k + size_k), the sets' sizes summed before it.
+    std::vector<std::uint8_t> check(std::initializer_list<const Members*> sets) const {
+        return check_in_file_order({sets.begin(), sets.size()});
+    }
+
     // Calls group(first, last) for every run of two or more members with equal contents,
-    // `members` sorted by key. Runs of one key are compared byte for byte in one sweep in
-    // file order (check_in_file_order); a run a hash collision mixed is sorted by contents
-    // and split.
+    // `members` sorted by key and `differs` its part of check(). A run with no member marked
+    // is one group; a run a hash collision mixed is sorted by contents and split.
     template <typename Group>
-    void for_each_group(Members& members, Group&& group) const {
-        const std::vector<std::uint8_t> differs = check_in_file_order(members);
+    void for_each_group(Members& members, std::span<const std::uint8_t> differs, Group&& group) const {
         for_each_run(members, [&](std::size_t begin, std::size_t end) {
             auto first = members.begin() + static_cast<std::ptrdiff_t>(begin);
             auto last = members.begin() + static_cast<std::ptrdiff_t>(end);
@@ -133,9 +139,10 @@ private:
     }
 
     // A member's contents in the file: the sweep reads them in file order from here, not
-    // from the member (members lie in hash order: a cache miss each).
+    // from the member (members lie in hash order: a cache miss each). Its length is its
+    // run's (every member of a run has the same).
     struct Visit {
-        std::uint64_t position, bytes;
+        std::uint64_t position;
         NodeId member, run;
     };
     // A sweep over a slice of the visits, in file order: the first member of each run in the
@@ -160,18 +167,19 @@ private:
     // Marks each member of `visits` that differs from its run's first member in the slice.
     // The pages behind the sweep are released every `release_step` bytes, as the loader
     // releases them, so a sweep costs the memory of its copies, not of the file.
-    void sweep(std::span<const Visit> visits, Sweep& s, std::vector<std::uint8_t>& differs,
-               std::uint64_t release_step) const {
+    void sweep(std::span<const Visit> visits, std::span<const std::uint64_t> run_bytes, Sweep& s,
+               std::vector<std::uint8_t>& differs, std::uint64_t release_step) const {
         const Bytes file = values_.source->file;
         std::uint64_t released = visits.empty() ? 0 : visits.front().position;
         for (const Visit& v : visits) {
-            Bytes here = contents(v.position, v.bytes);
+            const std::uint64_t bytes = run_bytes[v.run];
+            Bytes here = contents(v.position, bytes);
             if (s.first[v.run] < 0) {
                 s.first[v.run] = v.member;
-                s.copy_at[v.run] = here.size() != v.bytes ? kNowhere : here.size() <= kCopyLimit ? s.copies.size() : v.position;
+                s.copy_at[v.run] = here.size() != bytes ? kNowhere : here.size() <= kCopyLimit ? s.copies.size() : v.position;
                 if (here.size() <= kCopyLimit) s.copies.append(reinterpret_cast<const char*>(here.data()), here.size());
             } else {
-                Bytes kept = first_contents(s, v.run, v.bytes);
+                Bytes kept = first_contents(s, v.run, bytes);
                 differs[v.member] = kept.size() != here.size() || std::memcmp(kept.data(), here.data(), here.size()) != 0;
             }
             if (values_.source->release_pages && v.position > released + release_step) {
@@ -187,15 +195,23 @@ private:
     // every member of the run in the later slice is marked. That marks more than a single
     // sweep would only in runs that hold two contents, which are split by contents anyway:
     // the groups are the same for any number of slices.
-    std::vector<std::uint8_t> check_in_file_order(const Members& members) const {
+    std::vector<std::uint8_t> check_in_file_order(std::span<const Members* const> sets) const {
+        std::size_t total = 0;
+        for (const Members* members : sets) total += members->size();
         std::vector<Visit> order;
-        order.reserve(members.size());
+        order.reserve(total);
         NodeId runs = 0;
-        for_each_run(members, [&](std::size_t begin, std::size_t end) {
-            for (std::size_t i = begin; i < end; ++i)
-                order.push_back({members[i].position, members[i].bytes, static_cast<NodeId>(i), runs});
-            ++runs;
-        });
+        std::vector<std::uint64_t> run_bytes;  // every member of a run has its first's length
+        std::size_t offset = 0;
+        for (const Members* members : sets) {
+            for_each_run(*members, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i)
+                    order.push_back({(*members)[i].position, static_cast<NodeId>(offset + i), runs});
+                run_bytes.push_back((*members)[begin].bytes);
+                ++runs;
+            });
+            offset += members->size();
+        }
         const int width = static_cast<int>(std::bit_width(values_.source->file.size()));
         graph::bucket_sort(
             order, [width](const Visit& v, int bits) { return width <= bits ? v.position : v.position >> (width - bits); },
@@ -205,12 +221,12 @@ private:
             return std::span<const Visit>(order).subspan(k * order.size() / slices,
                                                          (k + 1) * order.size() / slices - k * order.size() / slices);
         };
-        std::vector<std::uint8_t> differs(members.size(), 0);
+        std::vector<std::uint8_t> differs(total, 0);
         std::vector<Sweep> sweeps(slices);
         tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t k) {
             sweeps[k].first.assign(runs, -1);
             sweeps[k].copy_at.assign(runs, 0);
-            sweep(slice(k), sweeps[k], differs, (64u << 20) / slices);  // 64 MB of the file at most in all
+            sweep(slice(k), run_bytes, sweeps[k], differs, (64u << 20) / slices);  // 64 MB of the file at most in all
         });
         std::vector<std::uint8_t> apart(runs);
         for (std::size_t k = 1; k < slices; ++k) {
@@ -220,7 +236,7 @@ private:
                 std::size_t j = 0;
                 while (j < k && sweeps[j].first[r] < 0) ++j;
                 if (j == k) continue;
-                const std::uint64_t bytes = members[static_cast<std::size_t>(sweeps[k].first[r])].bytes;
+                const std::uint64_t bytes = run_bytes[r];
                 Bytes a = first_contents(sweeps[j], r, bytes), b = first_contents(sweeps[k], r, bytes);
                 apart[r] = a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size()) != 0;
             }
@@ -349,12 +365,16 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     const std::vector<NodeId> value_index = value_arrays(values);
     Members strings = string_members(g, counted, addresses, values, value_index, array_nodes);
     sort_members(strings);
+    Members arrays = array_members(g, counted, array_nodes, values, value_index);
+    sort_members(arrays);
+    const std::vector<std::uint8_t> differs = grouper.check({&strings, &arrays});
+    const std::size_t string_count = strings.size();
     // Values are decoded for the rows kept only: decoding every group would read the file
     // again in random order.
     TopRows<std::pair<DuplicateString, Member>, decltype(&most_wasted<DuplicateString>)> string_rows(
         top, most_wasted<DuplicateString>);
     std::vector<std::pair<NodeId, std::uint64_t>> group_arrays;  // of a group: reused, not allocated per group
-    grouper.for_each_group(strings, [&](auto first, auto last) {
+    grouper.for_each_group(strings, std::span(differs).first(string_count), [&](auto first, auto last) {
         DuplicateString d;
         d.count = static_cast<std::uint64_t>(last - first);
         // Each distinct value array once (strings may share one), with its size.
@@ -380,11 +400,9 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
         out.duplicate_strings.push_back(std::move(d));
     }
 
-    Members arrays = array_members(g, counted, array_nodes, values, value_index);
-    sort_members(arrays);
     TopRows<std::pair<DuplicateArray, Member>, decltype(&most_wasted<DuplicateArray>)> array_rows(
         top, most_wasted<DuplicateArray>);
-    grouper.for_each_group(arrays, [&](auto first, auto last) {
+    grouper.for_each_group(arrays, std::span(differs).subspan(string_count), [&](auto first, auto last) {
         DuplicateArray d;
         d.example = first->node;
         d.count = static_cast<std::uint64_t>(last - first);
