@@ -198,7 +198,9 @@ private:
     std::vector<std::uint8_t> check_in_file_order(std::span<const Members* const> sets) const {
         std::size_t total = 0;
         for (const Members* members : sets) total += members->size();
-        std::vector<Visit> order;
+        // A column: past the memory budget it and its sort's scratch copy go to files (on the
+        // 8x replica at --memory-limit 2G, 2.2 GB of the values stage's anonymous memory).
+        graph::Column<Visit> order;
         order.reserve(total);
         NodeId runs = 0;
         std::vector<std::uint64_t> run_bytes;  // every member of a run has its first's length
