@@ -92,12 +92,36 @@ public:
 
     Bytes contents(const Member& m) const { return contents(m.position, m.bytes); }
 
-    // Whether each member differs from the first of its run (check_in_file_order), for
-    // several member sets at once: one sweep reads each page of the dump once, where a sweep
-    // a set would read the file's pages again for each (the sets' contents lie side by side).
-    // Set k's members come at [offset_k, offset_k + size_k), the sets' sizes summed before it.
+    // Whether each member differs from the first of its run in file order, for several member
+    // sets at once: one sweep reads each page of the dump once, where a sweep a set would
+    // read the file's pages again for each (the sets' contents lie side by side). Set k's
+    // members come at [offset_k, offset_k + size_k), the sets' sizes summed before it.
+    //
+    // The visits in file order are cut into a slice per core, each swept on its own. A run's
+    // first in a later slice is then compared with its first in the earliest slice that has
+    // one; where they differ, every member of the run in the later slice is marked. That
+    // marks more than a single sweep would only in runs that hold two contents, which are
+    // split by contents anyway: the groups are the same for any number of slices.
     std::vector<std::uint8_t> check(std::initializer_list<const Members*> sets) const {
-        return check_in_file_order({sets.begin(), sets.size()});
+        std::size_t total = 0;
+        for (const Members* members : sets) total += members->size();
+        // A column: past the memory budget it and its sort's scratch copy go to files (on the
+        // 8x replica at --memory-limit 2G, 2.2 GB of the values stage's anonymous memory).
+        graph::Column<Visit> order;
+        order.reserve(total);
+        NodeId runs = 0;
+        std::vector<std::uint64_t> run_bytes;  // every member of a run has its first's length
+        std::size_t offset = 0;
+        for (const Members* members : sets) {
+            for_each_run(*members, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i)
+                    order.push_back({(*members)[i].position, static_cast<NodeId>(offset + i), runs});
+                run_bytes.push_back((*members)[begin].bytes);
+                ++runs;
+            });
+            offset += members->size();
+        }
+        return check_in_file_order(order, run_bytes, total);
     }
 
     // Calls group(first, last) for every run of two or more members with equal contents,
@@ -148,7 +172,7 @@ private:
     // A sweep over a slice of the visits, in file order: the first member of each run in the
     // slice, and its contents copied (up to 1 MiB; a larger one is read again where it lies).
     struct Sweep {
-        std::vector<std::int64_t> first;  // -1: the run has no member in the slice
+        std::vector<std::uint8_t> seen;  // whether the run has a member in the slice
         // Where the first member's contents start: in `copies`, or in the file past kCopyLimit;
         // kNowhere when they were not in the file.
         std::vector<std::uint64_t> copy_at;
@@ -174,8 +198,8 @@ private:
         for (const Visit& v : visits) {
             const std::uint64_t bytes = run_bytes[v.run];
             Bytes here = contents(v.position, bytes);
-            if (s.first[v.run] < 0) {
-                s.first[v.run] = v.member;
+            if (!s.seen[v.run]) {
+                s.seen[v.run] = 1;
                 s.copy_at[v.run] = here.size() != bytes ? kNowhere : here.size() <= kCopyLimit ? s.copies.size() : v.position;
                 if (here.size() <= kCopyLimit) s.copies.append(reinterpret_cast<const char*>(here.data()), here.size());
             } else {
@@ -189,31 +213,11 @@ private:
         }
     }
 
-    // Whether each member differs from the first of its run in file order: the visits in file
-    // order, cut into a slice per core, each swept on its own. A run's first in a later slice
-    // is then compared with its first in the earliest slice that has one; where they differ,
-    // every member of the run in the later slice is marked. That marks more than a single
-    // sweep would only in runs that hold two contents, which are split by contents anyway:
-    // the groups are the same for any number of slices.
-    std::vector<std::uint8_t> check_in_file_order(std::span<const Members* const> sets) const {
-        std::size_t total = 0;
-        for (const Members* members : sets) total += members->size();
-        // A column: past the memory budget it and its sort's scratch copy go to files (on the
-        // 8x replica at --memory-limit 2G, 2.2 GB of the values stage's anonymous memory).
-        graph::Column<Visit> order;
-        order.reserve(total);
-        NodeId runs = 0;
-        std::vector<std::uint64_t> run_bytes;  // every member of a run has its first's length
-        std::size_t offset = 0;
-        for (const Members* members : sets) {
-            for_each_run(*members, [&](std::size_t begin, std::size_t end) {
-                for (std::size_t i = begin; i < end; ++i)
-                    order.push_back({(*members)[i].position, static_cast<NodeId>(offset + i), runs});
-                run_bytes.push_back((*members)[begin].bytes);
-                ++runs;
-            });
-            offset += members->size();
-        }
+    // check(): `order` (a visit per member of a run, `members` in all) sorted into file order
+    // and swept, a slice per core.
+    std::vector<std::uint8_t> check_in_file_order(graph::Column<Visit>& order, std::span<const std::uint64_t> run_bytes,
+                                                  std::size_t members) const {
+        const NodeId runs = static_cast<NodeId>(run_bytes.size());
         const int width = static_cast<int>(std::bit_width(values_.source->file.size()));
         graph::bucket_sort(
             order, [width](const Visit& v, int bits) { return width <= bits ? v.position : v.position >> (width - bits); },
@@ -223,10 +227,10 @@ private:
             return std::span<const Visit>(order).subspan(k * order.size() / slices,
                                                          (k + 1) * order.size() / slices - k * order.size() / slices);
         };
-        std::vector<std::uint8_t> differs(total, 0);
+        std::vector<std::uint8_t> differs(members, 0);
         std::vector<Sweep> sweeps(slices);
         tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t k) {
-            sweeps[k].first.assign(runs, -1);
+            sweeps[k].seen.assign(runs, 0);
             sweeps[k].copy_at.assign(runs, 0);
             sweep(slice(k), run_bytes, sweeps[k], differs, (64u << 20) / slices);  // 64 MB of the file at most in all
         });
@@ -234,9 +238,9 @@ private:
         for (std::size_t k = 1; k < slices; ++k) {
             std::fill(apart.begin(), apart.end(), 0);
             for (NodeId r = 0; r < runs; ++r) {
-                if (sweeps[k].first[r] < 0) continue;
+                if (!sweeps[k].seen[r]) continue;
                 std::size_t j = 0;
-                while (j < k && sweeps[j].first[r] < 0) ++j;
+                while (j < k && !sweeps[j].seen[r]) ++j;
                 if (j == k) continue;
                 const std::uint64_t bytes = run_bytes[r];
                 Bytes a = first_contents(sweeps[j], r, bytes), b = first_contents(sweeps[k], r, bytes);
