@@ -190,12 +190,16 @@ private:
 
     // Marks each member of `visits` that differs from its run's first member in the slice.
     // The pages behind the sweep are released every `release_step` bytes, as the loader
-    // releases them, so a sweep costs the memory of its copies, not of the file.
+    // releases them, so a sweep costs the memory of its copies, not of the file; the pages
+    // ahead are asked for a window at a time, so that a dump not in the page cache is read in
+    // large requests, not fault by fault.
     void sweep(std::span<const Visit> visits, std::span<const std::uint64_t> run_bytes, Sweep& s,
                std::vector<std::uint8_t>& differs, std::uint64_t release_step) const {
         const Bytes file = values_.source->file;
-        std::uint64_t released = visits.empty() ? 0 : visits.front().position;
+        ReleaseBehind behind(file, values_.source->release_pages, visits.empty() ? 0 : visits.front().position,
+                             release_step, release_step);
         for (const Visit& v : visits) {
+            behind.at(v.position);
             const std::uint64_t bytes = run_bytes[v.run];
             Bytes here = contents(v.position, bytes);
             if (!s.seen[v.run]) {
@@ -205,10 +209,6 @@ private:
             } else {
                 Bytes kept = first_contents(s, v.run, bytes);
                 differs[v.member] = kept.size() != here.size() || std::memcmp(kept.data(), here.data(), here.size()) != 0;
-            }
-            if (values_.source->release_pages && v.position > released + release_step) {
-                release_pages(file.subspan(released, v.position - released));
-                released = v.position;
             }
         }
     }

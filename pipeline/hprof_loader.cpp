@@ -88,7 +88,8 @@ TopLevel scan_top_level(Bytes file, DumpInfo& info, bool allow_truncated, bool r
     TopLevel top;
     top.header = take(info, read_hprof_header(file));
     bool in_segments = false;
-    ReleaseBehind behind(file, release_behind);  // the scan alone mapped a 17 GB dump whole
+    // The scan alone mapped a 17 GB dump whole; reading ahead, it reads a cold one in large requests.
+    ReleaseBehind behind(file, release_behind, 0, ReleaseBehind::kEvery, ReleaseBehind::kEvery);
     for (std::uint64_t offset = top.header.records_offset; offset < file.size();) {
         behind.at(offset);
         auto framed = read_record_frame(file, offset);

@@ -4,6 +4,7 @@
 // notes the offset, and check_intact() turns that into an error once reading is done.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -42,17 +43,29 @@ private:
 // would zero them). Keeps the peak RSS off the dump size.
 void release_pages(std::span<const std::uint8_t> bytes);
 
-// A walk forward through a file mapping that drops what it has passed every 64 MiB. Even a
-// walk that touches little (one header per record) needs it: a page cache of large folios
-// maps 2 MB a touch (Linux 6.18), and an HPROF scan that kept what it passed mapped a 17 GB
-// dump whole. Does nothing when `enabled` is false (the bytes are not a file mapping).
+// Asks the kernel to read the pages of `bytes` (a file mapping) into its page cache now, in
+// large requests, without waiting for them or mapping them (MADV_WILLNEED).
+void read_ahead(std::span<const std::uint8_t> bytes);
+
+// A walk forward through a file mapping that drops what it has passed every `every` bytes
+// (64 MiB unless told). Even a walk that touches little (one header per record) needs it: a
+// page cache of large folios maps 2 MB a touch (Linux 6.18), and an HPROF scan that kept
+// what it passed mapped a 17 GB dump whole. Given `ahead`, it also keeps between `ahead` and
+// twice that asked for past where it is (read_ahead): a walk that skips about the file
+// (the duplicate sweep) otherwise waits on the disk for each fault the kernel's own
+// read-ahead did not foresee. Does nothing when `enabled` is false (the bytes are not a file
+// mapping).
 class ReleaseBehind {
 public:
-    ReleaseBehind(std::span<const std::uint8_t> file, bool enabled, std::uint64_t from = 0)
-        : file_(file), enabled_(enabled), released_(from) {}
+    static constexpr std::uint64_t kEvery = std::uint64_t{64} << 20;
+    ReleaseBehind(std::span<const std::uint8_t> file, bool enabled, std::uint64_t from = 0,
+                  std::uint64_t every = kEvery, std::uint64_t ahead = 0)
+        : file_(file), enabled_(enabled), released_(from), every_(every), ahead_(ahead), asked_(from) {}
     // The walk has reached `offset`.
     void at(std::uint64_t offset) {
-        if (!enabled_ || offset - released_ < kEvery) return;
+        if (!enabled_) return;
+        if (ahead_ && offset + ahead_ > asked_ && asked_ < file_.size()) ask_ahead(offset);
+        if (offset - released_ < every_) return;
         release_pages(file_.subspan(released_, offset - released_));
         released_ = offset;
     }
@@ -62,10 +75,15 @@ public:
     }
 
 private:
-    static constexpr std::uint64_t kEvery = std::uint64_t{64} << 20;
+    void ask_ahead(std::uint64_t offset) {
+        const std::uint64_t from = std::max(asked_, offset), to = std::min<std::uint64_t>(file_.size(), offset + 2 * ahead_);
+        if (from < to) read_ahead(file_.subspan(from, to - from));
+        asked_ = to;
+    }
+
     std::span<const std::uint8_t> file_;
     bool enabled_;
-    std::uint64_t released_;
+    std::uint64_t released_, every_, ahead_, asked_;
 };
 
 }  // namespace heapgraph
