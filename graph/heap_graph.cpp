@@ -20,11 +20,12 @@ constexpr std::size_t kScanGrain = std::size_t{1} << 16;
 
 // In parallel (a pass over block sums, then the final one): on the 2 GB BigHeap dump each
 // of these was a pass over 33M offsets on one core (the out rows, the referrer rows).
-void sum_degrees(Column<std::uint64_t>& offsets) {
+template <typename Offset>
+void sum_degrees(Column<Offset>& offsets) {
     using Range = tbb::blocked_range<std::size_t>;
     tbb::parallel_scan(
-        Range(0, offsets.size(), kScanGrain), std::uint64_t{0},
-        [&](const Range& r, std::uint64_t sum, bool final) {
+        Range(0, offsets.size(), kScanGrain), Offset{0},
+        [&](const Range& r, Offset sum, bool final) {
             for (std::size_t v = r.begin(); v != r.end(); ++v) {
                 sum += offsets[v];
                 if (final) offsets[v] = sum;
@@ -34,11 +35,12 @@ void sum_degrees(Column<std::uint64_t>& offsets) {
         std::plus<>());
 }
 
-void ends_to_starts(Column<std::uint64_t>& offsets) {
+template <typename Offset>
+void ends_to_starts(Column<Offset>& offsets) {
     // Each block's first offset takes the one before it, which the block before overwrites:
     // those are read first.
     const std::size_t n = offsets.size(), blocks = (n + kScanGrain - 1) / kScanGrain;
-    std::vector<std::uint64_t> before(blocks, 0);
+    std::vector<Offset> before(blocks, 0);
     for (std::size_t b = 1; b < blocks; ++b) before[b] = offsets[b * kScanGrain - 1];
     tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
         const std::size_t first = b * kScanGrain, last = std::min(n, first + kScanGrain);
@@ -46,6 +48,11 @@ void ends_to_starts(Column<std::uint64_t>& offsets) {
         offsets[first] = before[b];
     });
 }
+
+template void sum_degrees(Column<std::uint32_t>&);
+template void sum_degrees(Column<std::uint64_t>&);
+template void ends_to_starts(Column<std::uint32_t>&);
+template void ends_to_starts(Column<std::uint64_t>&);
 
 void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) {
     count_ = starts.size();
@@ -69,6 +76,23 @@ void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) 
         for (std::size_t v = first; v < last; ++v) narrow_[v] = static_cast<std::uint32_t>(starts[v] - bases_[b]);
     });
     starts = {}, starts_ = {};
+}
+
+void Csr::set_starts(Column<std::uint32_t>&& starts) {
+    count_ = starts.size();
+    const std::size_t blocks = (count_ >> kBlockBits) + 1;
+    wide_ = false;
+    bases_.assign(blocks, 0);
+    // In place: each start less its block's first, the column then kept as the offsets.
+    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+        const std::size_t first = b << kBlockBits, last = std::min(count_, (b + 1) << kBlockBits);
+        if (first >= last) return;
+        const std::uint32_t base = starts[first];
+        bases_[b] = base;
+        for (std::size_t v = first; v < last; ++v) starts[v] -= base;
+    });
+    narrow_ = std::move(starts);
+    starts_ = {};
 }
 
 std::uint64_t Csr::offset_bytes() const {
@@ -119,7 +143,8 @@ namespace {
 // Rows of fewer than two referrers become empty: an object with one referrer is immediately
 // dominated by it, and no step reads its row. `counts[w + 1]` holds w's referrers on entry;
 // on return `offsets[w]` is w's row start and `multi[w]` says whether it has a row.
-Column<std::uint8_t> keep_shared_rows(Column<std::uint64_t>& offsets) {
+template <typename Offset>
+Column<std::uint8_t> keep_shared_rows(Column<Offset>& offsets) {
     const std::size_t n = offsets.size() - 1;
     Column<std::uint8_t> multi(n, 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kScanGrain), [&](const auto& r) {
@@ -132,13 +157,12 @@ Column<std::uint8_t> keep_shared_rows(Column<std::uint64_t>& offsets) {
     return multi;
 }
 
-}  // namespace
-
 // Referrer rows from outgoing ones, for the objects with two or more referrers only (most
 // heap objects have one: their rows would hold most of the edges and serve no step). Each
 // worker owns a range of targets and scans every edge, sources ascending: no atomics, and
 // every row comes out sorted by source, the same for any number of workers.
-Csr transpose(const Csr& out, const Progress& progress) {
+template <typename Offset>
+Csr transpose_with(const Csr& out, const Progress& progress) {
     const std::size_t n = out.rows();
     const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(
         static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()), n / 65536 + 1));
@@ -146,7 +170,7 @@ Csr transpose(const Csr& out, const Progress& progress) {
     // Every worker walks all edges twice (count, then scatter); the first one draws the bar.
     const Progress none;
     Csr in;
-    Column<std::uint64_t> starts(n + 1, 0);
+    Column<Offset> starts(n + 1, 0);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         auto [lo, hi] = owner_range(p);
         // A flat pass over the targets (rows cost a second load per node); the bar moves
@@ -176,6 +200,15 @@ Csr transpose(const Csr& out, const Progress& progress) {
     in.set_starts(std::move(starts));
     if (progress) progress(2 * n, 2 * n);
     return in;
+}
+
+}  // namespace
+
+// Counts and cursors of 4 bytes while every count fits: half the bytes of the random
+// increments and writes, and the column is kept as the row offsets without a copy.
+Csr transpose(const Csr& out, const Progress& progress, std::uint64_t narrow_targets) {
+    return out.targets.size() <= narrow_targets ? transpose_with<std::uint32_t>(out, progress)
+                                            : transpose_with<std::uint64_t>(out, progress);
 }
 
 HeapGraph build_heap_graph(HeapInput input) {

@@ -69,9 +69,10 @@ struct HeapInput {
 
 // Compressed sparse rows: the neighbours of v are targets[begin(v) .. begin(v + 1)). Readers
 // go through begin()/of()/degree()/rows(), so the offsets' layout can change behind them.
-// Builders count and scatter with 64-bit row starts, then hand them to set_starts(), which
-// keeps them as 32-bit offsets within blocks of 2^16 rows beside each block's 64-bit start:
-// 4 bytes a row instead of 8, for any number of targets (docs/pipeline.md, "Column storage").
+// Builders count and scatter with row starts of 32 bits where the targets' count allows, else
+// 64, then hand them to set_starts(), which keeps them as 32-bit offsets within blocks of
+// 2^16 rows beside each block's 64-bit start: 4 bytes a row instead of 8, for any number of
+// targets (docs/pipeline.md, "Column storage").
 struct Csr {
     Column<NodeId> targets;
 
@@ -88,6 +89,9 @@ struct Csr {
     // whose rows span more than `narrow_span` targets (2^32 - 1; smaller in tests) keeps
     // every start at 64 bits instead.
     void set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span = 0xFFFFFFFFu);
+    // The same for starts that fit 32 bits (rows of fewer than 2^32 targets in all): the
+    // column becomes the offsets in place.
+    void set_starts(Column<std::uint32_t>&& starts);
     std::uint64_t offset_bytes() const;  // of the row starts as kept
     bool wide() const { return wide_; }
     // Hands each part to archive.io(), in a fixed order: the index keeps the rows in a file
@@ -110,9 +114,11 @@ private:
 // The two halves of building rows in place, shared by every Csr made here. Degrees are
 // counted at offsets[v + 1]; sum_degrees() turns them into row starts. A scatter then uses
 // offsets[v] as v's cursor, which leaves it at v's row end; ends_to_starts() shifts the
-// offsets back by one, so no second array of cursors (8 bytes a node) is needed.
-void sum_degrees(Column<std::uint64_t>& offsets);
-void ends_to_starts(Column<std::uint64_t>& offsets);
+// offsets back by one, so no second array of cursors is needed.
+template <typename Offset>
+void sum_degrees(Column<Offset>& offsets);
+template <typename Offset>
+void ends_to_starts(Column<Offset>& offsets);
 
 struct HeapGraph {
     NodeTypes types;  // each node's kind and class index (into classes)
@@ -137,8 +143,10 @@ struct HeapGraph {
 // Builds the outgoing rows from an edge list (count degrees, prefix sum, scatter, as gapbs
 // does) unless given them, and transposes them; `reachable` is left empty.
 HeapGraph build_heap_graph(HeapInput input);
-// Referrer rows of the objects with two or more referrers, each sorted by source.
-Csr transpose(const Csr& out, const Progress& progress = {});
+// Referrer rows of the objects with two or more referrers, each sorted by source. Counted
+// with 32-bit row starts when the out rows hold at most `narrow_targets` targets (2^32 - 1;
+// 0 in tests, for the 64-bit path), else 64-bit.
+Csr transpose(const Csr& out, const Progress& progress = {}, std::uint64_t narrow_targets = 0xFFFFFFFFu);
 
 // Nodes reachable from `starts` along out-edges, a bit per node.
 NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts);

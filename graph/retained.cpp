@@ -94,12 +94,13 @@ private:
 // half counts each parent's children at starts[parent + 1] and scatters through starts; the
 // second counts them in `second`, which the prefix sum turns into its cursors: each begins
 // where the first half's children of that parent end, so every list keeps the preorder's
-// order, and each ends where its parent's row ends.
+// order, and each ends where its parent's row ends. A node has at most one parent, so the
+// rows hold fewer targets than there are nodes: starts and cursors fit a NodeId.
 void make_children(Retained& r) {
     const std::size_t n = r.tree.idom.size(), half = r.tree.preorder.size() / 2;
     const Column<NodeId>& preorder = r.tree.preorder;
     Csr& c = r.children;
-    Column<std::uint64_t> starts(n + 1, 0);
+    Column<NodeId> starts(n + 1, 0);
     Column<NodeId> second(n, 0);
     std::vector<NodeId> second_top;
     // The parent of preorder[i], found near it in the preorder (by node id, the dominator
@@ -125,7 +126,7 @@ void make_children(Retained& r) {
     });
     sum_degrees(starts);
     tbb::parallel_for(Range(0, n), [&](const Range& range) {
-        for (std::size_t u = range.begin(); u < range.end(); ++u) second[u] = static_cast<NodeId>(starts[u + 1] - second[u]);
+        for (std::size_t u = range.begin(); u < range.end(); ++u) second[u] = starts[u + 1] - second[u];
     });
     c.targets.resize(starts[n]);
     auto scatter = [&](std::size_t first, std::size_t last, auto& cursors) {
@@ -138,7 +139,7 @@ void make_children(Retained& r) {
         for (std::size_t u = range.begin(); u < range.end(); ++u) starts[u + 1] = second[u];
     });
     starts[0] = 0;
-    second = {};  // before set_starts makes its narrow offsets: the peak is near
+    second = {};  // done with (the stage is near its peak)
     r.tree.idom_by_number = {};
     c.set_starts(std::move(starts));
 }

@@ -175,7 +175,7 @@ TEST_CASE("column: the pager keeps a pass's resident file pages near the budget,
     CHECK(same);
 }
 
-TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as given, and as 64-bit starts when a block spans too much") {
+TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as given (from 64-bit starts or 32-bit ones in place), and as 64-bit starts when a block spans too much") {
     // 200,000 rows over four blocks of 2^16, degrees 0-9, so the starts pass 2^16 and block bases matter.
     constexpr std::size_t kRows = 200'000;
     std::vector<std::uint64_t> starts(kRows + 1, 0);
@@ -188,6 +188,12 @@ TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as giv
         return csr;
     };
     const heapgraph::graph::Csr narrow = rows(0xFFFFFFFFu), wide = rows(1000);
+    // Starts counted in 32 bits become the offsets in place.
+    heapgraph::graph::Csr from32;
+    from32.targets = narrow.targets;
+    from32.set_starts(heapgraph::graph::Column<std::uint32_t>(starts.begin(), starts.end()));
+    CHECK(!from32.wide());
+    CHECK(from32.offset_bytes() == narrow.offset_bytes());
     CHECK(!narrow.wide());
     CHECK(wide.wide());
     CHECK(narrow.offset_bytes() == (kRows + 1) * 4 + 4 * 8);
@@ -196,7 +202,7 @@ TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as giv
     REQUIRE(wide.rows() == kRows);
     std::size_t mismatches = 0;
     for (heapgraph::graph::NodeId v = 0; v <= kRows; ++v) {
-        mismatches += narrow.begin(v) != starts[v] || wide.begin(v) != starts[v];
+        mismatches += narrow.begin(v) != starts[v] || wide.begin(v) != starts[v] || from32.begin(v) != starts[v];
         if (v < kRows) mismatches += narrow.degree(v) != v * 7919 % 10;
     }
     CHECK(mismatches == 0);

@@ -293,12 +293,15 @@ std::vector<std::string> corpus_files() {
 
 }  // namespace
 
-TEST_CASE("csr: row starts summed and shifted in parallel blocks equal the serial prefix sums") {
-    // 300,001 offsets: five blocks of 2^16 and a partial one, so every block boundary counts.
+namespace {
+
+// 300,001 offsets: five blocks of 2^16 and a partial one, so every block boundary counts.
+template <typename Offset>
+void check_parallel_sums() {
     std::mt19937_64 random(7);
-    graph::Column<std::uint64_t> offsets(300'001, 0);
-    for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] = random() % 5;
-    std::vector<std::uint64_t> expected(offsets.begin(), offsets.end());
+    graph::Column<Offset> offsets(300'001, 0);
+    for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] = static_cast<Offset>(random() % 5);
+    std::vector<Offset> expected(offsets.begin(), offsets.end());
     std::partial_sum(expected.begin(), expected.end(), expected.begin());
     graph::sum_degrees(offsets);
     CHECK(std::equal(offsets.begin(), offsets.end(), expected.begin(), expected.end()));
@@ -308,6 +311,13 @@ TEST_CASE("csr: row starts summed and shifted in parallel blocks equal the seria
     std::size_t mismatches = 0;
     for (std::size_t v = 1; v < offsets.size(); ++v) mismatches += offsets[v] != expected[v - 1];
     CHECK(mismatches == 0);
+}
+
+}  // namespace
+
+TEST_CASE("csr: row starts summed and shifted in parallel blocks equal the serial prefix sums, 32 and 64 bits") {
+    check_parallel_sums<std::uint32_t>();
+    check_parallel_sums<std::uint64_t>();
 }
 
 TEST_CASE("dominators: the referrer rows of a graph spanning many blocks equal a serial transpose's shared rows") {
@@ -322,17 +332,22 @@ TEST_CASE("dominators: the referrer rows of a graph spanning many blocks equal a
     std::stable_sort(g.edges.begin(), g.edges.end(), [](const Edge& a, const Edge& b) { return a.from < b.from; });
     const graph::Csr out = make_csr(g.edges, g.nodes, true);
     const graph::Csr all = make_csr(g.edges, g.nodes, false);  // every referrer, sources ascending
-    const graph::Csr in = graph::transpose(out);
-    REQUIRE(in.rows() == g.nodes);
-    std::size_t mismatches = 0, shared = 0;
-    for (NodeId v = 0; v < g.nodes; ++v) {
-        const auto want = all.of(v);
-        const bool kept = want.size() >= 2;
-        shared += kept;
-        mismatches += kept ? !std::equal(want.begin(), want.end(), in.of(v).begin(), in.of(v).end()) : !in.of(v).empty();
+    // Counted with 32-bit row starts, and with 64-bit ones (as past 2^32 - 1 targets).
+    for (const std::uint64_t narrow_targets : {std::uint64_t{0xFFFFFFFFu}, std::uint64_t{0}}) {
+        CAPTURE(narrow_targets);
+        const graph::Csr in = graph::transpose(out, {}, narrow_targets);
+        REQUIRE(in.rows() == g.nodes);
+        std::size_t mismatches = 0, shared = 0;
+        for (NodeId v = 0; v <= g.nodes; ++v) mismatches += in.begin(v) != (v == 0 ? 0 : in.begin(v - 1) + in.degree(v - 1));
+        for (NodeId v = 0; v < g.nodes; ++v) {
+            const auto want = all.of(v);
+            const bool kept = want.size() >= 2;
+            shared += kept;
+            mismatches += kept ? !std::equal(want.begin(), want.end(), in.of(v).begin(), in.of(v).end()) : !in.of(v).empty();
+        }
+        CHECK(shared > 10'000);
+        CHECK(mismatches == 0);
     }
-    CHECK(shared > 10'000);
-    CHECK(mismatches == 0);
 }
 
 TEST_CASE("dominators: the referrer rows hold only objects with two or more referrers, sorted, duplicates kept") {
