@@ -67,32 +67,33 @@ void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) 
         narrow_ = {}, bases_ = {};
         return;
     }
-    bases_.assign(blocks, 0);
     narrow_.resize(count_);
-    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {  // blocks are independent
-        const std::size_t first = b << kBlockBits, last = std::min(count_, (b + 1) << kBlockBits);
-        if (first >= last) return;
-        bases_[b] = starts[first];
-        for (std::size_t v = first; v < last; ++v) narrow_[v] = static_cast<std::uint32_t>(starts[v] - bases_[b]);
-    });
+    narrow_blocks(starts, narrow_);
     starts = {}, starts_ = {};
 }
 
 void Csr::set_starts(Column<std::uint32_t>&& starts) {
     count_ = starts.size();
-    const std::size_t blocks = (count_ >> kBlockBits) + 1;
     wide_ = false;
+    narrow_blocks(starts, starts);  // in place: the column is then kept as the offsets
+    narrow_ = std::move(starts);
+    starts_ = {};
+}
+
+// Each block's first start into bases_, and every start less its block's into `offsets`
+// (which may be `starts` itself: a start is read before its offset is written). Blocks are
+// independent.
+template <typename Offset>
+void Csr::narrow_blocks(const Column<Offset>& starts, Column<std::uint32_t>& offsets) {
+    const std::size_t blocks = (count_ >> kBlockBits) + 1;
     bases_.assign(blocks, 0);
-    // In place: each start less its block's first, the column then kept as the offsets.
     tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
         const std::size_t first = b << kBlockBits, last = std::min(count_, (b + 1) << kBlockBits);
         if (first >= last) return;
-        const std::uint32_t base = starts[first];
+        const Offset base = starts[first];
         bases_[b] = base;
-        for (std::size_t v = first; v < last; ++v) starts[v] -= base;
+        for (std::size_t v = first; v < last; ++v) offsets[v] = static_cast<std::uint32_t>(starts[v] - base);
     });
-    narrow_ = std::move(starts);
-    starts_ = {};
 }
 
 std::uint64_t Csr::offset_bytes() const {

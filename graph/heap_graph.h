@@ -104,6 +104,8 @@ struct Csr {
 
 private:
     static constexpr unsigned kBlockBits = 16;
+    template <typename Offset>
+    void narrow_blocks(const Column<Offset>& starts, Column<std::uint32_t>& offsets);
     Column<std::uint32_t> narrow_;  // v's start minus its block's
     Column<std::uint64_t> bases_;   // each block's first start
     Column<std::uint64_t> starts_;  // every start, when some block's rows span too many targets

@@ -291,10 +291,6 @@ std::vector<std::string> corpus_files() {
     return files;
 }
 
-}  // namespace
-
-namespace {
-
 // 300,001 offsets: five blocks of 2^16 and a partial one, so every block boundary counts.
 template <typename Offset>
 void check_parallel_sums() {
