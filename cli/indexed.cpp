@@ -104,9 +104,14 @@ std::optional<int> analyze_from_index(const AnalyzeArgs& args, const reports::In
         std::string json = args.json.empty() ? "" : read_text(entry.file("report.json"));
         if (args.timings) {
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            const std::vector<StageTiming> timings = {
-                {.stage = "index", .seconds = seconds, .peak_rss_bytes = peak_rss_bytes(),
-                 .note = "reports reused from " + entry.directory()}};
+            const CpuUse cpu = cpu_use();  // the run is this stage: the process's CPU so far is its
+            const std::vector<StageTiming> timings = {{.stage = "index",
+                                                       .seconds = seconds,
+                                                       .peak_rss_bytes = peak_rss_bytes(),
+                                                       .note = "reports reused from " + entry.directory(),
+                                                       .user_seconds = cpu.user_seconds,
+                                                       .system_seconds = cpu.system_seconds,
+                                                       .page_faults = cpu.page_faults}};
             reports::print_timings(timings, std::cerr);
             if (!json.empty()) json = reports::add_timings(std::move(json), timings);
         }

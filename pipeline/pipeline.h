@@ -59,14 +59,25 @@ struct LoadOptions {
     std::function<void(const ProgressEvent&)> progress;
 };
 
-// Wall time and the process's peak resident memory at the end of each stage.
+// Wall time and the process's peak resident memory at the end of each stage, and the CPU
+// time and page faults of all the process's threads during it: user over wall shows how
+// many cores the stage kept busy, system time and faults what fresh memory and file pages
+// cost (on a machine whose faults are slow, docs/pipeline.md "Stop 38", that is most of it).
 struct StageTiming {
     std::string stage;
     double seconds = 0;
     std::uint64_t peak_rss_bytes = 0;
     std::string note;  // what the stage worked on, when that explains its time ("condensed ...")
+    double user_seconds = 0, system_seconds = 0;
+    std::uint64_t page_faults = 0;  // minor and major
 };
 std::uint64_t peak_rss_bytes();  // of this process so far
+// The process's CPU time and page faults so far, for the differences a stage makes.
+struct CpuUse {
+    double user_seconds = 0, system_seconds = 0;
+    std::uint64_t page_faults = 0;
+};
+CpuUse cpu_use();
 // The stage last started by any StageClock ("decode", "dominators"): names where memory ran out.
 std::string current_stage();
 
@@ -172,6 +183,7 @@ private:
     std::function<void(const ProgressEvent&)> progress_;
     std::string stage_, note_;
     double started_ = 0;
+    CpuUse cpu_at_start_;
 };
 
 // A format we recognise but do not read yet.

@@ -37,6 +37,14 @@ std::uint64_t peak_rss_bytes() {
     return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
 }
 
+CpuUse cpu_use() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+    return {seconds(usage.ru_utime), seconds(usage.ru_stime),
+            static_cast<std::uint64_t>(usage.ru_minflt) + static_cast<std::uint64_t>(usage.ru_majflt)};
+}
+
 void StageClock::start(std::string stage) {
     stop();
     // The stage before freed its work arrays; those under the mmap threshold leave holes in
@@ -48,13 +56,17 @@ void StageClock::start(std::string stage) {
     stage_ = std::move(stage);
     set_current_stage(stage_);
     started_ = now_seconds();
+    cpu_at_start_ = cpu_use();
     if (progress_) progress_({stage_.c_str(), 0, 1, "steps"});
 }
 
 void StageClock::stop() {
     if (stage_.empty()) return;
     if (progress_) progress_({stage_.c_str(), 1, 1, "steps"});
-    out_.push_back({stage_, now_seconds() - started_, peak_rss_bytes(), std::move(note_)});
+    const CpuUse cpu = cpu_use();
+    out_.push_back({stage_, now_seconds() - started_, peak_rss_bytes(), std::move(note_),
+                    cpu.user_seconds - cpu_at_start_.user_seconds, cpu.system_seconds - cpu_at_start_.system_seconds,
+                    cpu.page_faults - cpu_at_start_.page_faults});
     stage_.clear();
     note_.clear();
 }

@@ -738,7 +738,12 @@ std::string json_report(const Json& document) { return text_of(document) + "\n";
 std::string add_timings(std::string json, const std::vector<StageTiming>& timings) {
     Json list = Json::array();
     for (const StageTiming& t : timings) {
-        Json entry{{"stage", t.stage}, {"seconds", t.seconds}, {"peak_rss_bytes", t.peak_rss_bytes}};
+        Json entry{{"stage", t.stage},
+                   {"seconds", t.seconds},
+                   {"peak_rss_bytes", t.peak_rss_bytes},
+                   {"user_seconds", t.user_seconds},
+                   {"system_seconds", t.system_seconds},
+                   {"page_faults", t.page_faults}};
         if (!t.note.empty()) entry["note"] = t.note;
         list.push_back(std::move(entry));
     }

@@ -57,15 +57,21 @@ void ProgressPrinter::finish() {
 }
 
 void print_timings(const std::vector<StageTiming>& timings, std::ostream& out) {
-    double total = 0;
-    out << "stage        seconds   peak RSS\n";
+    StageTiming total;
+    total.stage = "total";
+    out << "stage        seconds   peak RSS    user  system     faults\n";
+    auto row = [&](const StageTiming& t, bool peak) {
+        out << std::left << std::setw(12) << t.stage << std::right << std::setw(8) << std::fixed << std::setprecision(2)
+            << t.seconds << "   " << std::setw(9) << (peak ? human(static_cast<double>(t.peak_rss_bytes), "B") : "")
+            << std::setw(8) << t.user_seconds << std::setw(8) << t.system_seconds << std::setw(11)
+            << human(static_cast<double>(t.page_faults), "") << (t.note.empty() ? "" : "   " + t.note) << "\n";
+    };
     for (const StageTiming& t : timings) {
-        total += t.seconds;
-        out << std::left << std::setw(12) << t.stage << std::right << std::setw(8) << std::fixed
-            << std::setprecision(2) << t.seconds << "   " << std::setw(9) << human(static_cast<double>(t.peak_rss_bytes), "B")
-            << (t.note.empty() ? "" : "   " + t.note) << "\n";
+        row(t, true);
+        total.seconds += t.seconds, total.user_seconds += t.user_seconds, total.system_seconds += t.system_seconds;
+        total.page_faults += t.page_faults;
     }
-    out << std::left << std::setw(12) << "total" << std::right << std::setw(8) << total << "\n";
+    row(total, false);
 }
 
 }  // namespace heapgraph::reports

@@ -151,14 +151,23 @@ TEST_CASE("cli: --timings prints stage times and adds them to the JSON") {
     std::string json = temp_dir() + "/t.json";
     heapgraph::test::Run r = run("analyze " + data_path("samples/leakdemo-jcmd.hprof.gz") + " --timings --json " + json);
     CHECK(r.code == 0);
-    CHECK(r.out.find("stage        seconds   peak RSS") != std::string::npos);
+    CHECK(r.out.find("stage        seconds   peak RSS    user  system     faults") != std::string::npos);
     auto report = nlohmann::json::parse(slurp(json));
     std::vector<std::string> stages;
+    double cpu_seconds = 0;
+    std::uint64_t faults = 0;
     for (const auto& t : report["timings"]) {
         stages.push_back(t["stage"]);
         CHECK(t["seconds"].get<double>() >= 0);
         CHECK(t["peak_rss_bytes"].get<std::uint64_t>() > 0);
+        CHECK(t["user_seconds"].get<double>() >= 0);
+        CHECK(t["system_seconds"].get<double>() >= 0);
+        cpu_seconds += t["user_seconds"].get<double>() + t["system_seconds"].get<double>();
+        faults += t["page_faults"].get<std::uint64_t>();
     }
+    // Inflating and decoding a dump takes CPU and touches fresh pages, whatever the machine.
+    CHECK(cpu_seconds > 0);
+    CHECK(faults > 0);
     CHECK(stages == std::vector<std::string>{"inflate", "frame", "decode", "index", "nodes", "size model", "edges",
                                              "transpose", "dominators", "suspects", "path names", "values", "report", "storage"});
     CHECK(report["timings"].back()["note"].get<std::string>().find("memory (limit ") == 0);
