@@ -202,6 +202,13 @@ StorageUse storage_use() {
     return b.use;
 }
 
+bool fits_memory_budget(std::uint64_t bytes) {
+    Budget& b = budget();
+    std::lock_guard lock(b.mutex);
+    settle(b);
+    return b.heap_bytes + bytes <= b.options.memory_limit;
+}
+
 std::string storage_summary() {
     const StorageUse use = storage_use();
     auto gb = [](std::uint64_t bytes) {

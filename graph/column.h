@@ -68,6 +68,8 @@ struct StorageUse {
     std::string temp_dir;
 };
 StorageUse storage_use();
+// Whether a column of `bytes` made now would be kept in heap memory, not in a file.
+bool fits_memory_budget(std::uint64_t bytes);
 // "memory (limit 18.4 GB, peak 2.1 GB)" or "files under /tmp (peak 1.9 GB; memory ...)".
 std::string storage_summary();
 

@@ -147,8 +147,11 @@ struct HeapGraph {
 HeapGraph build_heap_graph(HeapInput input);
 // Referrer rows of the objects with two or more referrers, each sorted by source. Counted
 // with 32-bit row starts when the out rows hold at most `narrow_targets` targets (2^32 - 1;
-// 0 in tests, for the 64-bit path), else 64-bit.
-Csr transpose(const Csr& out, const Progress& progress = {}, std::uint64_t narrow_targets = 0xFFFFFFFFu);
+// 0 in tests, for the 64-bit path), else 64-bit. When the columns are in files (or with a
+// `window_bytes`, in tests) the edges are first sorted into parts of targets whose counts and
+// rows fit that window, so the random writes stay within pages the pager leaves mapped.
+Csr transpose(const Csr& out, const Progress& progress = {}, std::uint64_t narrow_targets = 0xFFFFFFFFu,
+              std::uint64_t window_bytes = 0);
 
 // Nodes reachable from `starts` along out-edges, a bit per node.
 NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts);

@@ -328,10 +328,15 @@ TEST_CASE("dominators: the referrer rows of a graph spanning many blocks equal a
     std::stable_sort(g.edges.begin(), g.edges.end(), [](const Edge& a, const Edge& b) { return a.from < b.from; });
     const graph::Csr out = make_csr(g.edges, g.nodes, true);
     const graph::Csr all = make_csr(g.edges, g.nodes, false);  // every referrer, sources ascending
-    // Counted with 32-bit row starts, and with 64-bit ones (as past 2^32 - 1 targets).
-    for (const std::uint64_t narrow_targets : {std::uint64_t{0xFFFFFFFFu}, std::uint64_t{0}}) {
+    // Counted with 32-bit row starts, and with 64-bit ones (as past 2^32 - 1 targets); by a
+    // worker per range of targets (columns in memory), and through parts of targets whose
+    // counts and rows fit a small window (as when the columns are in files): 64 KB here,
+    // about 50 parts of 4,000 nodes.
+    for (const std::uint64_t narrow_targets : {std::uint64_t{0xFFFFFFFFu}, std::uint64_t{0}})
+    for (const std::uint64_t window_bytes : {std::uint64_t{0}, std::uint64_t{64} << 10}) {
         CAPTURE(narrow_targets);
-        const graph::Csr in = graph::transpose(out, {}, narrow_targets);
+        CAPTURE(window_bytes);
+        const graph::Csr in = graph::transpose(out, {}, narrow_targets, window_bytes);
         REQUIRE(in.rows() == g.nodes);
         std::size_t mismatches = 0, shared = 0;
         for (NodeId v = 0; v < g.nodes; ++v) {
