@@ -86,7 +86,9 @@ TEST_CASE("bounded: two rooted chains of 20,000 links with 20,000-character name
     double seconds = seconds_since(started);
     CAPTURE(run.out);
     REQUIRE(run.code == 0);
-    CHECK(seconds < 5);  // was 23 s and 2.7 GB, with an 800 MB JSON report
+    // Was 23 s and 2.7 GB, with an 800 MB JSON report. Under ASan on a machine whose page
+    // faults cost about 10 us it takes 4.6-5.2 s alone and 6.6 s beside another test.
+    CHECK(seconds < 12);
     auto report = nlohmann::json::parse(test::slurp(json));
     CHECK(report["timings"].back()["peak_rss_bytes"].get<std::uint64_t>() <= (512u << 20));
     CHECK(std::filesystem::file_size(json) < (4u << 20));
