@@ -8,6 +8,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <functional>
 #include <vector>
@@ -205,7 +206,8 @@ Csr transpose_with(const Csr& out, const Progress& progress) {
 
 // The edges whose targets fall in one range of nodes (a part), as (target, source) pairs in
 // source order, written with write() to files a slice of the sources each: buffered here,
-// then page cache, never mapped, so they cost the process neither memory nor faults.
+// then page cache, never mapped, so they cost the process neither memory nor faults. Not a
+// SpilledRows: that keeps its first MB in memory, which for 512 parts would be 512 MB.
 class PartEdges {
 public:
     struct Pair {
@@ -251,17 +253,19 @@ template <typename Offset>
 Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t window_bytes) {
     const std::size_t n = out.rows();
     // A part's window: its counts and shared flags, and its share of the rows (at most every edge).
-    const std::uint64_t bytes = n * (sizeof(Offset) + 1) + out.targets.size() * sizeof(NodeId);
+    const std::uint64_t bytes = n * (sizeof(Offset) + 1) + out.targets.size() * sizeof(NodeId) + 1;
     const std::size_t slices = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
-    // A file a slice and part: at most kMaxPartFiles open at once (a dump far past this
+    // Parts of 2^part_bits nodes, the most a window holds (each edge's part is a shift, not a
+    // division); a file a slice and part, at most kMaxPartFiles (a dump far past this
     // machine's gets wider windows instead).
-    const std::size_t parts = std::clamp<std::uint64_t>((bytes + window_bytes - 1) / window_bytes, 1,
-                                                        std::max<std::size_t>(1, std::min(n, kMaxPartFiles / slices)));
-    const std::size_t part_nodes = (n + parts - 1) / parts;
+    unsigned part_bits = static_cast<unsigned>(std::bit_width(std::max<std::uint64_t>(1, n * window_bytes / bytes))) - 1;
+    auto parts_of = [&](unsigned bits) { return std::max<std::size_t>(1, (n + (std::size_t{1} << bits) - 1) >> bits); };
+    while (parts_of(part_bits) * slices > kMaxPartFiles) ++part_bits;
+    const std::size_t parts = parts_of(part_bits);
     std::vector<PartEdges> edges(slices * parts);  // slice s, part p: edges[s * parts + p]
     tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t s) {
         for (NodeId v = static_cast<NodeId>(n * s / slices); v < n * (s + 1) / slices; ++v)
-            for (NodeId w : out.of(v)) edges[s * parts + w / part_nodes].add({w, v});
+            for (NodeId w : out.of(v)) edges[s * parts + (w >> part_bits)].add({w, v});
         for (std::size_t p = 0; p < parts; ++p) edges[s * parts + p].flush();
     });
     if (progress) progress(n / 2, 2 * n);

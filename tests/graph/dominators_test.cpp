@@ -331,7 +331,7 @@ TEST_CASE("dominators: the referrer rows of a graph spanning many blocks equal a
     // Counted with 32-bit row starts, and with 64-bit ones (as past 2^32 - 1 targets); by a
     // worker per range of targets (columns in memory), and through parts of targets whose
     // counts and rows fit a small window (as when the columns are in files): 64 KB here,
-    // about 50 parts of 4,000 nodes.
+    // 98 parts of 2,048 nodes.
     for (const std::uint64_t narrow_targets : {std::uint64_t{0xFFFFFFFFu}, std::uint64_t{0}})
     for (const std::uint64_t window_bytes : {std::uint64_t{0}, std::uint64_t{64} << 10}) {
         CAPTURE(narrow_targets);
