@@ -1,6 +1,8 @@
 #include "edge_blocks.h"
 
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <span>
 
 namespace heapgraph {
@@ -16,7 +18,40 @@ void sort_unique(std::vector<ObjectId>& ids) {
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 }
 
+// Slabs double from 1 MB, so a small dump holds no more than it needs, up to 32 MB: the 2 GB
+// dump's edge list (298 MB) is in 14, each a few huge-page faults.
+constexpr std::size_t kFirstSlabBytes = std::size_t{1} << 20, kSlabBytes = std::size_t{32} << 20;
+
 }  // namespace
+
+EntryStream EntryStream::store(std::span<const std::uint8_t> bytes) {
+    EntryStream out;
+    if (bytes.empty()) return out;
+    // The slab being filled is held by its blocks alone: once they are all freed, so is it,
+    // and the next block starts a new one.
+    static std::mutex mutex;
+    static std::weak_ptr<graph::Column<std::uint8_t>> filling;
+    static std::size_t used = 0;
+    std::shared_ptr<graph::Column<std::uint8_t>> slab;
+    std::size_t at = 0;
+    {
+        std::lock_guard lock(mutex);
+        slab = filling.lock();
+        if (!slab || slab->size() - used < bytes.size()) {
+            const std::size_t next = slab ? std::min(2 * slab->size(), kSlabBytes) : kFirstSlabBytes;
+            slab = std::make_shared<graph::Column<std::uint8_t>>(std::max(next, bytes.size()));
+            filling = slab, used = 0;
+        }
+        at = used;
+        used += bytes.size();
+    }
+    // Outside the lock: each block writes its own slice of the slab.
+    std::memcpy(slab->data() + at, bytes.data(), bytes.size());
+    out.data_ = slab->data() + at;
+    out.size_ = bytes.size();
+    out.slab_ = std::move(slab);
+    return out;
+}
 
 std::uint32_t BlockSink::ordinal_of(ObjectId class_id) {
     if (!ordinals_) return 0;
@@ -66,7 +101,7 @@ void BlockSink::begin_object(const SinkObject& o, std::size_t refs) {
 
 void BlockSink::finish() {
     sort_unique(block_.unknown_classes);
-    block_.stream.assign(out_.begin(), out_.end());
+    block_.stream = EntryStream::store(out_);
     out_.clear();
 }
 
