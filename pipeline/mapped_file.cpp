@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <mutex>
+#include <string>
 
 #include "pipeline.h"
 #include "regular_file.h"
@@ -94,6 +96,17 @@ void unguard(int slot) {
     g_guards[slot].end.store(0);
 }
 
+// Whether the kernel may put a file's pages in the page cache as huge folios (2 MB) for a
+// mapping advised MADV_HUGEPAGE: transparent huge pages not turned off.
+bool huge_file_pages() {
+    static const bool on = [] {
+        std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+        std::string line;
+        return std::getline(setting, line) && line.find("[never]") == std::string::npos;
+    }();
+    return on;
+}
+
 }  // namespace
 
 MappedFile::MappedFile(const std::string& path) : name_(path), fd_(open_regular_file(path)), owns_fd_(true) {
@@ -115,6 +128,12 @@ void MappedFile::map(int fd, int flags, const std::string& name) {
     void* map = ::mmap(nullptr, size_, PROT_READ, flags, fd, 0);
     if (map == MAP_FAILED) throw UnreadableDump(name + ": cannot map: " + std::strerror(errno));
     ::madvise(map, size_, MADV_SEQUENTIAL);
+    // Pages the kernel reads for this mapping (a dump not in the page cache) then come in
+    // 2 MB folios, and a fault maps a whole one: every later pass over the dump takes about
+    // 1K faults a GB, not 16K (64 KB each: the fault-around of small folios). On a machine
+    // whose faults cost about 15 us that is 0.2 s a pass on the 2 GB dump. Pages already
+    // cached keep the folios they have (a dump just written is in small ones).
+    if (huge_file_pages()) ::madvise(map, size_, MADV_HUGEPAGE);
     data_ = static_cast<const std::uint8_t*>(map);
     guard_slot_ = guard(data_, size_);
 }
@@ -144,6 +163,10 @@ void release_pages(std::span<const std::uint8_t> bytes) {
 }
 
 void read_ahead(std::span<const std::uint8_t> bytes) {
+    // The kernel's read-ahead for MADV_WILLNEED fills the page cache with small folios, which
+    // every later pass would then map 64 KB a fault; the huge-page mapping's own read-ahead
+    // reads 4 MB at a time, large requests already.
+    if (huge_file_pages()) return;
     static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(bytes.data()) / page * page;
     const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(bytes.data()) + bytes.size();

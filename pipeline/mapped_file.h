@@ -44,7 +44,8 @@ private:
 void release_pages(std::span<const std::uint8_t> bytes);
 
 // Asks the kernel to read the pages of `bytes` (a file mapping) into its page cache now, in
-// large requests, without waiting for them or mapping them (MADV_WILLNEED).
+// large requests, without waiting for them or mapping them (MADV_WILLNEED). Nothing where the
+// mapping reads ahead in huge folios itself (mapped_file.cpp).
 void read_ahead(std::span<const std::uint8_t> bytes);
 
 // A walk forward through a file mapping that drops what it has passed every `every` bytes
