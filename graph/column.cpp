@@ -1,5 +1,6 @@
 // The column backings (column.h): the process-wide budget, heap blocks, file blocks.
 #include "column.h"
+#include "huge_vector.h"
 
 #include <cerrno>
 #include <chrono>
@@ -180,6 +181,22 @@ std::byte* allocate_heap(std::size_t bytes, bool& mapped) {
 }
 
 }  // namespace
+
+void* allocate_huge(std::size_t bytes) {
+    if (bytes < kMappedBytes) {
+        void* at = std::malloc(bytes ? bytes : 1);
+        if (!at) throw std::bad_alloc();
+        return at;
+    }
+    bool mapped = false;
+    return allocate_heap(bytes, mapped);
+}
+
+void free_huge(void* at, std::size_t bytes) noexcept {
+    if (!at) return;
+    if (bytes < kMappedBytes) std::free(at);
+    else ::munmap(at, page_round(bytes));
+}
 
 void configure_storage(const StorageOptions& options) {
     Budget& b = budget();

@@ -24,6 +24,7 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "dominators.h"
+#include "huge_vector.h"
 #include "node_bits.h"
 
 namespace heapgraph::graph {
@@ -85,7 +86,7 @@ void number_nodes(const Csr& out, std::span<const NodeId> roots, NodeId nodes, N
         DfsIndex at;
         std::uint64_t next, end;
     };
-    std::vector<Frame> stack;
+    HugeVector<Frame> stack;  // as deep as the longest chain of single references
     auto visit = [&](NodeId v, DfsIndex parent) {
         DfsIndex number = static_cast<DfsIndex>(n.vertex.size());
         seen.set(v);
@@ -270,7 +271,7 @@ private:
 // `parents` gets the DFS parent of each searched node, in the search's descending order:
 // step 3 reads them back from the end instead of each node's record at random.
 Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& searched, std::span<const NodeId> roots,
-                                std::vector<DfsIndex>& parents, const Progress& progress) {
+                                HugeVector<DfsIndex>& parents, const Progress& progress) {
     const std::size_t size = n.vertex.size();
     Ticker tick(progress, 4 * n.node.size(), n.node.size());
     // The roots' DFS numbers, ascending, met from the top as w descends (roots are few: this
@@ -330,7 +331,7 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& sea
 // every d < w is final when w needs it. A node the search skipped keeps its semidominator,
 // its DFS parent, which is its immediate dominator; the searched ones are found a word of
 // bits at a time.
-void immediate_dominators(const Searched& searched, const std::vector<DfsIndex>& parents,
+void immediate_dominators(const Searched& searched, const HugeVector<DfsIndex>& parents,
                           Column<DfsIndex>& semi_then_idom, std::size_t nodes, const Progress& progress) {
     Column<DfsIndex>& idom = semi_then_idom;
     Ticker tick(progress, 4 * nodes, 2 * nodes);
@@ -458,7 +459,7 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     if (!beside_search) release_out();
     const auto search_started = Clock::now();
     const Searched searched = searched_nodes(in, roots, n.vertex, nodes);
-    std::vector<DfsIndex> parents;
+    HugeVector<DfsIndex> parents;
     Column<DfsIndex> idom = semidominators(n, in, searched, roots, parents, progress);
     release(in);
     immediate_dominators(searched, parents, idom, nodes, progress);

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "huge_vector.h"
+
 namespace heapgraph::graph {
 
 class NodeBits {
@@ -29,7 +31,7 @@ public:
     }
 
 private:
-    std::vector<std::uint64_t> words_;
+    HugeVector<std::uint64_t> words_;  // huge pages: every edge of a walk tests a bit
 };
 
 }  // namespace heapgraph::graph

@@ -23,7 +23,6 @@
 #include <oneapi/tbb/parallel_for_each.h>
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <unordered_map>
 
@@ -119,16 +118,28 @@ private:
         queue_.push_back(to);
     }
 
+    // The queue: a vector whose front is queue_[head_], its taken part cut off once it is
+    // most of it (a deque's 512-byte blocks came from malloc in 4 KB pages, a fault each).
+    std::size_t queued() const { return queue_.size() - head_; }
+    NodeId take() {
+        const NodeId v = queue_[head_++];
+        if (head_ >= kCutAfter && 2 * head_ >= queue_.size()) {
+            queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+            head_ = 0;
+        }
+        return v;
+    }
+    static constexpr std::size_t kCutAfter = std::size_t{1} << 16;
+
     // The queue says which rows come next: their offsets are asked for kAhead nodes ahead,
     // their targets half as far (the offsets have come in by then).
     static constexpr std::size_t kAhead = 16;
 
     void bfs(bool strong_only) {
-        while (!queue_.empty()) {
-            if (queue_.size() > kAhead) g_.out.prefetch(queue_[kAhead]);
-            if (queue_.size() > kAhead / 2) __builtin_prefetch(g_.out.targets.data() + g_.out.begin(queue_[kAhead / 2]));
-            NodeId v = queue_.front();
-            queue_.pop_front();
+        while (queued() != 0) {
+            if (queued() > kAhead) g_.out.prefetch(queue_[head_ + kAhead]);
+            if (queued() > kAhead / 2) __builtin_prefetch(g_.out.targets.data() + g_.out.begin(queue_[head_ + kAhead / 2]));
+            const NodeId v = take();
             tick_.step();  // each node leaves the queue once
             std::span<const NodeId> row = g_.out.of(v);
             const bool check_weak = strong_only && weak_source_.test(v);
@@ -143,7 +154,8 @@ private:
     PathTree tree_;
     Ticker tick_;
     NodeBits seen_, weak_source_;  // bits: every edge tests one
-    std::deque<NodeId> queue_;
+    HugeVector<NodeId> queue_;
+    std::size_t head_ = 0;
 };
 
 

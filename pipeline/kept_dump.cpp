@@ -77,8 +77,8 @@ public:
     }
     // Elements of a struct type are read one by one, so that a count past what the file holds
     // fails when the bytes run out, before memory in proportion to the count is taken.
-    template <typename T>
-    void io(std::vector<T>& values) {
+    template <typename T, typename A>
+    void io(std::vector<T, A>& values) {
         std::uint64_t n = values.size();
         count(n, bulk<T>() ? sizeof(T) : 1);
         if constexpr (bulk<T>()) {
