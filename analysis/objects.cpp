@@ -351,8 +351,8 @@ std::vector<std::optional<std::uint32_t>> collection_capacities(const Findings& 
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, f.collections.size()), [&](const auto& range) {
         std::size_t hint = 0;
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
-            const NodeId backing = f.collections[i].backing.node;
-            if (f.collections[i].backing.none) out[i] = 0;
+            const NodeId backing = f.collections[i].backing_node;
+            if (f.collections[i].backing_none) out[i] = 0;
             if (backing == kNoNode) continue;
             const std::size_t at = graph::lower_bound_near(sorted, backing, hint,
                                                            [](const NodeLength& a, NodeId v) { return a.node < v; });

@@ -114,6 +114,7 @@ class CollectionSizer::Walker {
 public:
     explicit Walker(const HeapGraph& graph);
     std::string_view treated_as(NodeId v) const;
+    std::uint8_t rule(NodeId v) const;
     CollectionShape shape(NodeId v) const;
     std::optional<std::uint64_t> size(NodeId v);
 
@@ -171,9 +172,11 @@ CollectionSizer::Walker::Walker(const HeapGraph& graph)
     }
 }
 
-std::string_view CollectionSizer::Walker::treated_as(NodeId v) const {
-    return graph_.types.kind(v) == NodeKind::instance ? kKnown[rule_[graph_.types.class_index(v)]].name : "";
+std::uint8_t CollectionSizer::Walker::rule(NodeId v) const {
+    return graph_.types.kind(v) == NodeKind::instance ? rule_[graph_.types.class_index(v)] : 0;
 }
+
+std::string_view CollectionSizer::Walker::treated_as(NodeId v) const { return kKnown[rule(v)].name; }
 
 CollectionShape CollectionSizer::Walker::shape(NodeId v) const {
     return graph_.types.kind(v) == NodeKind::instance ? kKnown[rule_[graph_.types.class_index(v)]].shape : CollectionShape::none;
@@ -394,6 +397,8 @@ void CollectionSizer::Walker::clear_marks() {
 CollectionSizer::CollectionSizer(const HeapGraph& graph) : walker_(std::make_unique<Walker>(graph)) {}
 CollectionSizer::~CollectionSizer() = default;
 std::string_view CollectionSizer::treated_as(NodeId v) const { return walker_->treated_as(v); }
+std::uint8_t CollectionSizer::rule(NodeId v) const { return walker_->rule(v); }
+std::string_view CollectionCount::counted_as() const { return kKnown[rule].name; }
 CollectionShape CollectionSizer::shape(NodeId v) const { return walker_->shape(v); }
 std::optional<std::uint64_t> CollectionSizer::size(NodeId v) { return walker_->size(v); }
 const BackingArray& CollectionSizer::backing() const { return walker_->backing_; }
@@ -408,9 +413,13 @@ Column<CollectionCount> count_collections(const HeapGraph& graph, const Progress
     Ticker tick(progress, graph.node_count());
     for (NodeId v = 0; v < graph.node_count(); ++v, tick.step())
         if (sizer.shape(v) != CollectionShape::none) {
-            std::optional<std::uint64_t> entries = sizer.size(v);
-            out.push_back({v, sizer.shape(v), sizer.treated_as(v), entries, sizer.backing()});
+            const std::optional<std::uint64_t> entries = sizer.size(v);
+            const BackingArray& backing = sizer.backing();
+            out.push_back({.node = v, .backing_node = backing.node, .shape = sizer.shape(v), .rule = sizer.rule(v),
+                           .sized = entries.has_value(), .backing_none = backing.none, .entry_count = entries.value_or(0),
+                           .slots_used = backing.slots_used});
         }
+    out.shrink_to_fit();  // the doublings' room goes
     tick.finish();
     return out;
 }

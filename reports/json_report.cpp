@@ -226,27 +226,27 @@ public:
         if (!a_.retained.in_tree.test(c.node)) return;
         ClassRow& row = by_class_[a_.graph.types.class_index(c.node)];
         ++row.instances;
-        row.counted_as = c.counted_as;
-        if (!c.entries) {
+        row.counted_as = c.counted_as();
+        if (!c.sized) {
             ++row.unknown;
             return;
         }
-        row.entries += *c.entries;
-        row.empty += *c.entries == 0;
+        row.entries += c.entry_count;
+        row.empty += c.entry_count == 0;
         std::optional<std::uint32_t> capacity = i < a_.capacities.size() ? a_.capacities[i] : std::nullopt;
         if (capacity) {
             ++row.with_capacity;
             row.capacity += *capacity;
-            row.capacity_entries += *c.entries;
+            row.capacity_entries += c.entry_count;
         }
         std::optional<double> collision;
-        if (c.shape == graph::CollectionShape::hashed && (c.backing.node != graph::kNoNode || c.backing.none)) {
+        if (c.shape == graph::CollectionShape::hashed && (c.backing_node != graph::kNoNode || c.backing_none)) {
             row.hashed = true;
-            row.hashed_entries += *c.entries;
-            row.buckets_used += c.backing.slots_used;
-            collision = collision_ratio(*c.entries, c.backing.slots_used);
+            row.hashed_entries += c.entry_count;
+            row.buckets_used += c.slots_used;
+            collision = collision_ratio(c.entry_count, c.slots_used);
         }
-        const CollectionRow sized{c.node, *c.entries, a_.retained.tree.retained_bytes[c.node], capacity, collision};
+        const CollectionRow sized{c.node, c.entry_count, a_.retained.tree.retained_bytes[c.node], capacity, collision};
         by_retained_.add(sized);
         if (capacity && *capacity > sized.entries) over_allocated_.add(sized);
     }

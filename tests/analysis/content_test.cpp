@@ -276,9 +276,9 @@ TEST_CASE("collections: capacities and collision ratios of the planted collectio
         std::uint64_t found = 0;
         for (std::size_t i = 0; i < f.collections.size(); ++i) {
             const graph::CollectionCount& c = f.collections[i];
-            if (dump.graph.classes[dump.graph.types.class_index(c.node)].name != cls || c.entries != planted["size"].get<std::uint64_t>() ||
+            if (dump.graph.classes[dump.graph.types.class_index(c.node)].name != cls || c.entries() != planted["size"].get<std::uint64_t>() ||
                 f.capacities[i] != planted["capacity"].get<std::uint32_t>() ||
-                (map && c.backing.slots_used != planted["buckets_used"].get<std::uint64_t>()))
+                (map && c.slots_used != planted["buckets_used"].get<std::uint64_t>()))
                 continue;
             ++found;
         }
