@@ -63,7 +63,7 @@ private:
     std::string root_kind(NodeId v) const {
         auto it = std::lower_bound(root_kind_.begin(), root_kind_.end(), std::pair<NodeId, std::uint8_t>{v, 0},
                                    [](const auto& a, const auto& b) { return a.first < b.first; });
-        if (it == root_kind_.end() || it->first != v) return paths_.weak[v] ? "unreachable" : "root";
+        if (it == root_kind_.end() || it->first != v) return paths_.weak.test(v) ? "unreachable" : "root";
         return g_.root_kind_names[it->second];
     }
 

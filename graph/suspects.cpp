@@ -71,7 +71,7 @@ public:
         const NodeId n = g.node_count();
         tree_.parent.assign(n, kNoNode);
         tree_.slot.assign(n, kNoSlot);
-        tree_.weak.assign(n, 0);  // only the weak nodes are written
+        tree_.weak = NodeBits(n);  // only the weak nodes are set
         // Most nodes have no weak edge: mark those that do, so the strong pass searches the
         // weak list only for them (a search per edge cost seconds on a 33M-object heap).
         for (const Edge& e : weak_) weak_source_.set(e.from);
@@ -99,7 +99,7 @@ private:
     void visit_root(NodeId v, bool weak) {
         if (seen(v)) return;
         seen_.set(v);
-        if (weak) tree_.weak[v] = 1;
+        if (weak) tree_.weak.set(v);
         queue_.push_back(v);
     }
 
@@ -109,7 +109,7 @@ private:
     void reach(NodeId from, NodeId to, bool weak, std::size_t slot = SIZE_MAX) {
         seen_.set(to);
         tree_.parent[to] = from;
-        if (weak) tree_.weak[to] = 1;
+        if (weak) tree_.weak.set(to);
         if (slot == SIZE_MAX) {
             std::span<const NodeId> row = g_.out.of(from);
             slot = static_cast<std::size_t>(std::find(row.begin(), row.end(), to) - row.begin());
@@ -143,7 +143,7 @@ private:
             tick_.step();  // each node leaves the queue once
             std::span<const NodeId> row = g_.out.of(v);
             const bool check_weak = strong_only && weak_source_.test(v);
-            const bool weak = !strong_only && tree_.weak[v];  // the strong pass reaches no weak node
+            const bool weak = !strong_only && tree_.weak.test(v);  // the strong pass reaches no weak node
             for (std::size_t slot = 0; slot < row.size(); ++slot)
                 if (!seen(row[slot]) && !(check_weak && is_weak(weak_, v, row[slot]))) reach(v, row[slot], weak, slot);
         }
@@ -263,7 +263,7 @@ private:
         s.retained_bytes = r_.tree.retained_bytes[v];
         s.accumulation_point = accumulation_point(v);
         s.path = path_from_root(paths_, s.accumulation_point != kNoNode ? s.accumulation_point : v);
-        s.path_weak = paths_.weak[s.path.back()];
+        s.path_weak = paths_.weak.test(s.path.back());
         describe_holder(s, v);
         std::vector<NodeId> starts{v};
         s.top_classes = top_classes(starts);
@@ -329,7 +329,7 @@ private:
             return rb[a] != rb[b] ? rb[a] > rb[b] : a < b;
         });
         s.path = s.accumulation_point != kNoNode ? common : path_from_root(paths_, largest);
-        s.path_weak = !s.path.empty() && paths_.weak[s.path.back()];
+        s.path_weak = !s.path.empty() && paths_.weak.test(s.path.back());
         if (s.accumulation_point != kNoNode) describe_holder(s, s.accumulation_point);
         s.top_classes = top_classes(members);
         s.instances = std::move(members);

@@ -65,9 +65,9 @@ inline constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
 struct PathTree {
     Column<NodeId> parent;       // kNoNode: a root (or a pseudo-root, see weak)
     Column<std::uint32_t> slot;  // where the parent's edge to the node sits in its row
-    Column<std::uint8_t> weak;   // 1: no path without `weak_edges` (or none at all) exists
+    NodeBits weak;               // set: no path without `weak_edges` (or none at all) exists
 
-    void release_pages() const { parent.release_pages(), slot.release_pages(), weak.release_pages(); }
+    void release_pages() const { parent.release_pages(), slot.release_pages(); }
 };
 // Breadth first from `roots`, not following `weak_edges` (sorted (from, to) pairs: the
 // referents of java.lang.ref.Reference objects, Finalizer.unfinalized). Nodes reached only

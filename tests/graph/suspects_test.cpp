@@ -87,10 +87,10 @@ TEST_CASE("suspect paths do not follow weak edges while a strong path exists") {
     std::vector<graph::Edge> weak{{0, 2}, {0, 3}};
     graph::PathTree paths = graph::shortest_path_tree(g, weak);
     CHECK(graph::path_from_root(paths, 2) == std::vector<NodeId>{0, 1, 2});
-    CHECK_FALSE(paths.weak[2]);
+    CHECK_FALSE(paths.weak.test(2));
     // Only a weak path to 3: taken as a fallback, and flagged.
     CHECK(graph::path_from_root(paths, 3) == std::vector<NodeId>{0, 3});
-    CHECK(paths.weak[3]);
+    CHECK(paths.weak.test(3));
 }
 
 TEST_CASE("suspects: ThreeLeaks gives exactly its three planted leaks, at the holding collections") {
