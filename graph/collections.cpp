@@ -113,7 +113,6 @@ constexpr NodeId kAmbiguous = kSuperRoot;  // more than one candidate: size unkn
 class CollectionSizer::Walker {
 public:
     explicit Walker(const HeapGraph& graph);
-    std::string_view treated_as(NodeId v) const;
     std::uint8_t rule(NodeId v) const;
     CollectionShape shape(NodeId v) const;
     std::optional<std::uint64_t> size(NodeId v);
@@ -176,11 +175,7 @@ std::uint8_t CollectionSizer::Walker::rule(NodeId v) const {
     return graph_.types.kind(v) == NodeKind::instance ? rule_[graph_.types.class_index(v)] : 0;
 }
 
-std::string_view CollectionSizer::Walker::treated_as(NodeId v) const { return kKnown[rule(v)].name; }
-
-CollectionShape CollectionSizer::Walker::shape(NodeId v) const {
-    return graph_.types.kind(v) == NodeKind::instance ? kKnown[rule_[graph_.types.class_index(v)]].shape : CollectionShape::none;
-}
+CollectionShape CollectionSizer::Walker::shape(NodeId v) const { return kKnown[rule(v)].shape; }
 
 std::optional<std::uint64_t> CollectionSizer::Walker::size(NodeId v) {
     backing_ = {};
@@ -396,7 +391,7 @@ void CollectionSizer::Walker::clear_marks() {
 
 CollectionSizer::CollectionSizer(const HeapGraph& graph) : walker_(std::make_unique<Walker>(graph)) {}
 CollectionSizer::~CollectionSizer() = default;
-std::string_view CollectionSizer::treated_as(NodeId v) const { return walker_->treated_as(v); }
+std::string_view CollectionSizer::treated_as(NodeId v) const { return kKnown[walker_->rule(v)].name; }
 std::uint8_t CollectionSizer::rule(NodeId v) const { return walker_->rule(v); }
 std::string_view CollectionCount::counted_as() const { return kKnown[rule].name; }
 CollectionShape CollectionSizer::shape(NodeId v) const { return walker_->shape(v); }

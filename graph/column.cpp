@@ -180,22 +180,21 @@ std::byte* allocate_heap(std::size_t bytes, bool& mapped) {
     return static_cast<std::byte*>(at);
 }
 
+// Gives back what allocate_heap gave.
+void free_heap(void* at, std::size_t bytes, bool mapped) {
+    if (mapped) ::munmap(at, page_round(bytes));
+    else std::free(at);
+}
+
 }  // namespace
 
 void* allocate_huge(std::size_t bytes) {
-    if (bytes < kMappedBytes) {
-        void* at = std::malloc(bytes ? bytes : 1);
-        if (!at) throw std::bad_alloc();
-        return at;
-    }
     bool mapped = false;
-    return allocate_heap(bytes, mapped);
+    return allocate_heap(bytes ? bytes : 1, mapped);  // calloc may give no block for 0 bytes
 }
 
 void free_huge(void* at, std::size_t bytes) noexcept {
-    if (!at) return;
-    if (bytes < kMappedBytes) std::free(at);
-    else ::munmap(at, page_round(bytes));
+    if (at) free_heap(at, bytes, bytes >= kMappedBytes);
 }
 
 void configure_storage(const StorageOptions& options) {
@@ -289,8 +288,7 @@ void ColumnBlock::give_back() noexcept {
     // of 7.9 GB where the pager holds 5 GB).
     if (data_) {
         if (in_file_) ::munmap(data_, bytes_);
-        else if (mapped_) ::munmap(data_, page_round(bytes_));
-        else std::free(data_);
+        else free_heap(data_, bytes_, mapped_);
     }
     std::lock_guard lock(b.mutex);
     (in_file_ ? b.file_bytes : b.heap_bytes) -= bytes_;  // free once it is: the budget never runs ahead

@@ -9,7 +9,8 @@ namespace heapgraph::graph {
 // A block of 1 MB or more is an anonymous mapping of its own advised MADV_HUGEPAGE, as a heap
 // column's is (column.cpp); a smaller one comes from malloc. For vectors that stay in memory
 // whatever the budget (bits every edge tests, a search's queue): from malloc their 4 KB pages
-// cost a fault each, about 15 us on a machine of this kind. Neither kind is zeroed.
+// cost a fault each, about 15 us on a machine of this kind. Both kinds come zeroed, as a heap
+// column's block does (one allocator for both).
 void* allocate_huge(std::size_t bytes);
 void free_huge(void* at, std::size_t bytes) noexcept;
 
