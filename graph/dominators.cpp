@@ -17,7 +17,6 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
-#include <cstring>
 #include <memory>
 
 #include <oneapi/tbb/parallel_for.h>
@@ -34,12 +33,8 @@ namespace {
 using DfsIndex = NodeId;
 constexpr DfsIndex kNone = kNoNode;
 
-// A node's DFS number and its DFS parent's, side by side: a referrer's one read gives both
-// (see the search below). Number 0 is the super root's, which no node has: a record of zeros
-// is a node not reached, so a fresh column of records needs no pass to say so.
-struct Numbered {
-    DfsIndex number, parent;
-};
+// Number 0 is the super root's, which no node has: a node's number 0 is a node not reached,
+// so a fresh column of numbers needs no pass to say so.
 constexpr DfsIndex kUnnumbered = 0;
 
 // Each forest slot holds its compressed ancestor and the smallest semidominator on the path
@@ -50,7 +45,10 @@ struct Slot {
 };
 
 struct Numbering {
-    Column<Numbered> node;  // by node
+    // By node: its DFS number. Only the number: a referrer's DFS parent, where the search
+    // needs it, is in the forest (a referrer's slot mostly lies beside its parent's, which
+    // eval reads next); 4 bytes a node less at the step's peak.
+    Column<DfsIndex> node;
     Column<NodeId> vertex;  // by DFS number; vertex[0] is the super root (kSuperRoot)
     // By DFS number: the search forest, each ancestor set to the DFS parent before the search
     // starts, so linking a node is a sequential write.
@@ -69,7 +67,7 @@ Numbering numbering_columns(NodeId nodes) {
     n.forest.reserve(std::size_t{nodes} + 1);
     // A file's pages come in far faster by one sequential pass than by the DFS's random
     // first writes (--memory-limit 64M, 2 GB dump: step 7.9 s with the pass, 11.5 s without).
-    if (n.node.in_file()) std::fill(n.node.begin(), n.node.end(), Numbered{});
+    if (n.node.in_file()) std::fill(n.node.begin(), n.node.end(), kUnnumbered);
     return n;
 }
 
@@ -90,7 +88,7 @@ void number_nodes(const Csr& out, std::span<const NodeId> roots, NodeId nodes, N
     auto visit = [&](NodeId v, DfsIndex parent) {
         DfsIndex number = static_cast<DfsIndex>(n.vertex.size());
         seen.set(v);
-        n.node[v] = {number, parent};
+        n.node[v] = number;
         n.vertex.push_back(v);
         n.forest.push_back({parent, kNone});
         tick.step();
@@ -162,18 +160,12 @@ private:
     std::vector<DfsIndex> path_;
 };
 
-// The nodes the search looks at: the roots and the objects with two or more referrers (a
-// row in `in`). Every other reached node has one referrer, its DFS parent. The bits by node
-// answer for referrers; the same bits by DFS number let the search and step 3, which go
-// through every number, skip the others without reading each number's vertex.
-struct Searched {
-    NodeBits by_node, by_number;
-};
-
-Searched searched_nodes(const Csr& in, std::span<const NodeId> roots, const Column<NodeId>& vertex,
-                        NodeId nodes) {
-    Searched searched{NodeBits(nodes), NodeBits(vertex.size())};
-    NodeBits& by_node = searched.by_node;
+// The nodes the search looks at, by DFS number: the roots and the objects with two or more
+// referrers (a row in `in`). Every other reached node has one referrer, its DFS parent. By
+// number, the search and step 3, which go through every number, skip the others without
+// reading each number's vertex.
+NodeBits searched_nodes(const Csr& in, std::span<const NodeId> roots, const Column<NodeId>& vertex, NodeId nodes) {
+    NodeBits by_node(nodes);
     const std::size_t rows = std::min<std::size_t>(in.rows(), nodes);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, by_node.words()), [&](const auto& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
@@ -184,16 +176,17 @@ Searched searched_nodes(const Csr& in, std::span<const NodeId> roots, const Colu
         }
     });
     for (NodeId r : roots) by_node.set(r);
+    NodeBits by_number(vertex.size());
     // Number 0, the super root, is not searched.
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, searched.by_number.words()), [&](const auto& range) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, by_number.words()), [&](const auto& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
             std::uint64_t word = 0;
             for (std::size_t w = std::max<std::size_t>(i * 64, 1); w < std::min(vertex.size(), i * 64 + 64); ++w)
                 word |= std::uint64_t{by_node.test(vertex[w])} << (w & 63);
-            searched.by_number.word(i) = word;
+            by_number.word(i) = word;
         }
     });
-    return searched;
+    return by_number;
 }
 
 // Reads ahead of the search. Each searched node costs a few dependent misses (its row's
@@ -201,7 +194,7 @@ Searched searched_nodes(const Csr& in, std::span<const NodeId> roots, const Colu
 // next searched nodes in stages lets the misses of several nodes overlap.
 class ReadAhead {
 public:
-    ReadAhead(const Numbering& n, const Csr& in, const Searched& searched, const Column<Slot>& slots)
+    ReadAhead(const Numbering& n, const Csr& in, const NodeBits& searched, const Column<Slot>& slots)
         : n_(n), in_(in), searched_(searched), slots_(slots), next_(static_cast<DfsIndex>(n.vertex.size())) {
         while (queued_ < kDepth && scan()) {}
     }
@@ -238,16 +231,14 @@ private:
     static constexpr std::size_t kSomePreds = 16;
 
     void prefetch_slot(NodeId pred, DfsIndex w) const {
-        const Numbered r = n_.node[pred];
-        if (r.number <= w) return;  // not reached (0), or not linked yet
-        const DfsIndex slot = searched_.by_node.test(pred) ? r.number : r.parent;
-        if (slot > w) __builtin_prefetch(&slots_[slot]);
+        const DfsIndex v = n_.node[pred];
+        if (v > w) __builtin_prefetch(&slots_[v]);  // else not reached (0), or not linked yet
     }
     DfsIndex at(std::size_t i) const { return queue_[(head_ + i) % kDepth]; }
     bool scan() {
         while (next_ > 1) {
             --next_;
-            if (!searched_.by_number.test(next_)) continue;
+            if (!searched_.test(next_)) continue;
             queue_[(head_ + queued_++) % kDepth] = next_;
             return true;
         }
@@ -261,7 +252,7 @@ private:
 
     const Numbering& n_;
     const Csr& in_;
-    const Searched& searched_;
+    const NodeBits& searched_;
     const Column<Slot>& slots_;
     DfsIndex next_;
     std::array<DfsIndex, kDepth> queue_{};
@@ -270,7 +261,7 @@ private:
 
 // `parents` gets the DFS parent of each searched node, in the search's descending order:
 // step 3 reads them back from the end instead of each node's record at random.
-Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& searched, std::span<const NodeId> roots,
+Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& searched, std::span<const NodeId> roots,
                                 HugeVector<DfsIndex>& parents, const Progress& progress) {
     const std::size_t size = n.vertex.size();
     Ticker tick(progress, 4 * n.node.size(), n.node.size());
@@ -278,13 +269,13 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& sea
     // beats a flag per node).
     std::vector<DfsIndex> root_numbers;
     for (NodeId r : roots)
-        if (n.node[r].number != kUnnumbered) root_numbers.push_back(n.node[r].number);
+        if (n.node[r] != kUnnumbered) root_numbers.push_back(n.node[r]);
     std::sort(root_numbers.begin(), root_numbers.end());
     auto is_root = [&](DfsIndex w) {
         while (!root_numbers.empty() && root_numbers.back() > w) root_numbers.pop_back();
         return !root_numbers.empty() && root_numbers.back() == w;
     };
-    parents.reserve(searched.by_number.count());
+    parents.reserve(searched.count());
     LinkEval forest(std::move(n.forest));
     ReadAhead ahead(n, in, searched, forest.slots());
     for (DfsIndex w = static_cast<DfsIndex>(size) - 1; w >= 1; --w) {
@@ -292,7 +283,7 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& sea
         // An object with one referrer has no row: its referrer is its DFS parent and its
         // semidominator (and, in step 3, its immediate dominator) without a search. Roots
         // are searched, so is_root() is asked of searched nodes only.
-        if (!searched.by_number.test(w)) {
+        if (!searched.test(w)) {
             forest.link(w, forest.parent(w));
             continue;
         }
@@ -308,19 +299,10 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& sea
         for (std::size_t i = 0; i < preds.size() && semi != 0; ++i) {
             ahead.within_row(preds, i, w);
             const NodeId pred = preds[i];
-            const Numbered r = n.node[pred];
-            const DfsIndex v = r.number;
+            const DfsIndex v = n.node[pred];
             if (v == kUnnumbered) continue;  // an unreached referrer does not dominate anything
-            if (v <= w) {
-                semi = std::min(semi, v);  // v == w: a self-reference
-            } else if (!searched.by_node.test(pred)) {
-                // v's one referrer is its parent p, and semi(v) = p: eval(v) is p while p is
-                // unlinked (the forest root, excluded) and eval(p) < p once p is linked. The
-                // record read above gave p: v's own slot is not read.
-                semi = std::min(semi, r.parent <= w ? r.parent : forest.eval(r.parent, w));
-            } else {
-                semi = std::min(semi, forest.eval(v, w));
-            }
+            // v == w: a self-reference
+            semi = std::min(semi, v <= w ? v : forest.eval(v, w));
         }
         forest.link(w, semi);
     }
@@ -331,14 +313,14 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const Searched& sea
 // every d < w is final when w needs it. A node the search skipped keeps its semidominator,
 // its DFS parent, which is its immediate dominator; the searched ones are found a word of
 // bits at a time.
-void immediate_dominators(const Searched& searched, const HugeVector<DfsIndex>& parents,
+void immediate_dominators(const NodeBits& searched, const HugeVector<DfsIndex>& parents,
                           Column<DfsIndex>& semi_then_idom, std::size_t nodes, const Progress& progress) {
     Column<DfsIndex>& idom = semi_then_idom;
     Ticker tick(progress, 4 * nodes, 2 * nodes);
     idom[0] = 0;
     auto parent = parents.rbegin();
-    for (std::size_t i = 0; i < searched.by_number.words(); ++i) {
-        for (std::uint64_t word = searched.by_number.word(i); word != 0; word &= word - 1) {
+    for (std::size_t i = 0; i < searched.words(); ++i) {
+        for (std::uint64_t word = searched.word(i); word != 0; word &= word - 1) {
             const DfsIndex w = static_cast<DfsIndex>(i * 64 + static_cast<std::size_t>(std::countr_zero(word)));
             DfsIndex d = *parent++;
             while (d > idom[w]) d = idom[d];
@@ -348,33 +330,17 @@ void immediate_dominators(const Searched& searched, const HugeVector<DfsIndex>& 
     }
 }
 
-// The node records' block as retained bytes by node (the records are done with, and their
-// pages are faulted in), and `idom` sized: both hold the unreached nodes' values after one
-// parallel pass (0 and kUnreached), and the hand-over writes the others. A serial fill of
-// `idom` first would fault its pages in on one core.
-// With 64-bit ids (heapgraph-wide) a record is twice a sum's size: the sums get a fresh
-// column of their own.
-Column<std::uint64_t> unreached_outputs(Column<Numbered>&& records, Column<NodeId>& idom) {
-    const std::size_t nodes = records.size();
-    idom.resize(nodes);
-    if constexpr (sizeof(Numbered) == sizeof(std::uint64_t)) {
-        auto retained = Column<std::uint64_t>::reuse(std::move(records), nodes);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
-            for (std::size_t v = range.begin(); v != range.end(); ++v) {
-                Numbered r;
-                std::memcpy(&r, &retained[v], sizeof r);
-                if (r.number == kUnnumbered) retained[v] = 0, idom[v] = kUnreached;
-            }
-        });
-        return retained;
-    } else {
-        Column<std::uint64_t> retained(nodes);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
-            for (std::size_t v = range.begin(); v != range.end(); ++v)
-                if (records[v].number == kUnnumbered) idom[v] = kUnreached;  // retained: 0 already
-        });
-        return retained;
-    }
+// The numbers' block as the immediate dominators by node (the numbers are done with, their
+// pages faulted in, and a number is a node id's size): one parallel pass marks the
+// unreached, and the hand-over writes the others.
+Column<NodeId> unreached_idoms(Column<DfsIndex>&& numbers) {
+    const std::size_t nodes = numbers.size();
+    auto idom = Column<NodeId>::reuse(std::move(numbers), nodes);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, idom.size()), [&](const auto& range) {
+        for (std::size_t v = range.begin(); v != range.end(); ++v)
+            if (idom[v] == kUnnumbered) idom[v] = kUnreached;
+    });
+    return idom;
 }
 
 // Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
@@ -398,8 +364,9 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     }
     DominatorTree tree;
     tree.super_root_retained_bytes = reached ? bytes[0] : 0;
-    tree.retained_bytes = unreached_outputs(std::move(n.node), tree.idom);
-    tree.retained_objects.assign(nodes, 0);  // fresh: zero without a pass
+    tree.idom = unreached_idoms(std::move(n.node));
+    tree.retained_bytes.assign(nodes, 0);  // fresh: zero without a pass
+    tree.retained_objects.assign(nodes, 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
         for (std::size_t w = range.begin(); w != range.end(); ++w) {
             const NodeId v = n.vertex[w];
@@ -458,7 +425,7 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     };
     if (!beside_search) release_out();
     const auto search_started = Clock::now();
-    const Searched searched = searched_nodes(in, roots, n.vertex, nodes);
+    const NodeBits searched = searched_nodes(in, roots, n.vertex, nodes);
     HugeVector<DfsIndex> parents;
     Column<DfsIndex> idom = semidominators(n, in, searched, roots, parents, progress);
     release(in);
