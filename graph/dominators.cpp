@@ -166,14 +166,9 @@ private:
 // reading each number's vertex.
 NodeBits searched_nodes(const Csr& in, std::span<const NodeId> roots, const Column<NodeId>& vertex, NodeId nodes) {
     NodeBits by_node(nodes);
-    const std::size_t rows = std::min<std::size_t>(in.rows(), nodes);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, by_node.words()), [&](const auto& range) {
-        for (std::size_t i = range.begin(); i != range.end(); ++i) {
-            std::uint64_t word = 0;
-            for (std::size_t v = i * 64; v < std::min(rows, i * 64 + 64); ++v)
-                word |= std::uint64_t{in.begin(static_cast<NodeId>(v)) != in.begin(static_cast<NodeId>(v + 1))} << (v & 63);
-            by_node.word(i) = word;
-        }
+    const std::size_t words = std::min(by_node.words(), (in.rows() + 63) / 64);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) by_node.word(i) = in.nonempty_word(i);
     });
     for (NodeId r : roots) by_node.set(r);
     NodeBits by_number(vertex.size());

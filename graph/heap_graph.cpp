@@ -57,6 +57,7 @@ template void ends_to_starts(Column<std::uint64_t>&);
 
 void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) {
     count_ = starts.size();
+    if (present_.empty()) rows_ = count_ ? count_ - 1 : 0;
     const std::size_t blocks = (count_ >> kBlockBits) + 1;
     wide_ = false;
     for (std::size_t b = 0; b < blocks && !wide_; ++b) {
@@ -75,6 +76,7 @@ void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) 
 
 void Csr::set_starts(Column<std::uint32_t>&& starts) {
     count_ = starts.size();
+    if (present_.empty()) rows_ = count_ ? count_ - 1 : 0;
     wide_ = false;
     narrow_blocks(starts, starts);  // in place: the column is then kept as the offsets
     narrow_ = std::move(starts);
@@ -97,8 +99,56 @@ void Csr::narrow_blocks(const Column<Offset>& starts, Column<std::uint32_t>& off
     });
 }
 
+template <typename Offset>
+void Csr::set_starts_of(const Column<std::uint8_t>& present, Column<Offset>&& starts, std::uint64_t narrow_span) {
+    const std::size_t n = present.size(), words = n / 64 + 1;
+    present_.assign(words, 0);
+    ranks_.assign(words, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            std::uint64_t word = 0;
+            for (std::size_t v = i * 64; v < std::min(n, i * 64 + 64); ++v) word |= std::uint64_t{present[v] != 0} << (v & 63);
+            present_[i] = word;
+        }
+    });
+    NodeId flagged = 0;
+    for (std::size_t i = 0; i < words; ++i) ranks_[i] = flagged, flagged += static_cast<NodeId>(std::popcount(present_[i]));
+    Column<Offset> kept(std::size_t{flagged} + 1);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            std::size_t at = ranks_[i];
+            for (std::uint64_t word = present_[i]; word != 0; word &= word - 1)
+                kept[at++] = starts[i * 64 + static_cast<std::size_t>(std::countr_zero(word))];
+        }
+    });
+    kept[flagged] = starts[n];
+    starts = {};
+    rows_ = n;
+    if constexpr (sizeof(Offset) == sizeof(std::uint64_t))
+        set_starts(std::move(kept), narrow_span);
+    else
+        set_starts(std::move(kept));
+}
+
+template void Csr::set_starts_of(const Column<std::uint8_t>&, Column<std::uint32_t>&&, std::uint64_t);
+template void Csr::set_starts_of(const Column<std::uint8_t>&, Column<std::uint64_t>&&, std::uint64_t);
+
+std::uint64_t Csr::nonempty_word(std::size_t word) const {
+    std::uint64_t bits = 0;
+    if (present_.empty()) {
+        for (std::size_t v = word * 64; v < std::min(rows_, word * 64 + 64); ++v)
+            bits |= std::uint64_t{start(v) != start(v + 1)} << (v & 63);
+        return bits;
+    }
+    std::uint64_t at = ranks_[word];
+    for (std::uint64_t left = present_[word]; left != 0; left &= left - 1, ++at)
+        if (start(at) != start(at + 1)) bits |= left & -left;
+    return bits;
+}
+
 std::uint64_t Csr::offset_bytes() const {
-    return narrow_.size() * sizeof(std::uint32_t) + (bases_.size() + starts_.size()) * sizeof(std::uint64_t);
+    return narrow_.size() * sizeof(std::uint32_t) + (bases_.size() + starts_.size() + present_.size()) * sizeof(std::uint64_t) +
+           ranks_.size() * sizeof(NodeId);
 }
 
 namespace {
@@ -199,7 +249,7 @@ Csr transpose_with(const Csr& out, const Progress& progress) {
                 if (w >= lo && w < hi && multi[w]) in.targets[starts[w]++] = v;
     });
     ends_to_starts(starts);
-    in.set_starts(std::move(starts));
+    in.set_starts_of(multi, std::move(starts));
     if (progress) progress(2 * n, 2 * n);
     return in;
 }
@@ -286,7 +336,7 @@ Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t w
         });
     });
     ends_to_starts(starts);
-    in.set_starts(std::move(starts));
+    in.set_starts_of(multi, std::move(starts));
     if (progress) progress(2 * n, 2 * n);
     return in;
 }

@@ -21,7 +21,7 @@ namespace heapgraph {
 
 namespace {
 
-constexpr char kMagic[] = "heapgraph-kept-dump/1\n";
+constexpr char kMagic[] = "heapgraph-kept-dump/2\n";  // 2: referrer rows keep starts for their nodes only
 
 template <bool Reading>
 class Archive {

@@ -211,6 +211,53 @@ TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as giv
     CHECK(heapgraph::graph::Csr{}.empty());
 }
 
+TEST_CASE("csr: rows kept for flagged nodes only read back as the rows by node: empty for the others, narrow or wide, 32- or 64-bit starts") {
+    // 200,000 nodes over four blocks of 2^16 starts; every third node flagged, with 0-9 targets
+    // (so some flagged rows are empty), the others none. Words of flags end at node 199,999.
+    using heapgraph::graph::Column;
+    using heapgraph::graph::Csr;
+    using heapgraph::graph::NodeId;
+    constexpr std::size_t kNodes = 200'000;
+    Column<std::uint8_t> flagged(kNodes);
+    std::vector<std::uint64_t> starts(kNodes + 1, 0);
+    for (std::size_t v = 0; v < kNodes; ++v) {
+        flagged[v] = v % 3 == 1;
+        starts[v + 1] = starts[v] + (flagged[v] ? v * 7919 % 10 : 0);
+    }
+    auto rows = [&](std::uint64_t narrow_span, bool from32) {
+        Csr csr;
+        csr.targets.resize(starts.back());
+        for (std::uint64_t t = 0; t < starts.back(); ++t) csr.targets[t] = static_cast<NodeId>(t * 31);
+        if (from32)
+            csr.set_starts_of(flagged, Column<std::uint32_t>(starts.begin(), starts.end()));
+        else
+            csr.set_starts_of(flagged, Column<std::uint64_t>(starts.begin(), starts.end()), narrow_span);
+        return csr;
+    };
+    for (const auto& [narrow_span, from32] : {std::pair{0xFFFFFFFFull, false}, std::pair{1000ull, false}, std::pair{0ull, true}}) {
+        CAPTURE(narrow_span);
+        CAPTURE(from32);
+        const Csr csr = rows(narrow_span, from32);
+        CHECK(csr.wide() == (narrow_span == 1000));
+        REQUIRE(csr.rows() == kNodes);
+        CHECK(csr.offset_bytes() < kNodes * (csr.wide() ? 8 : 4) / 2);  // a third of the starts, and the flags
+        std::size_t mismatches = 0;
+        for (NodeId v = 0; v <= kNodes; ++v) {
+            mismatches += csr.begin(v) != starts[v];
+            if (v == kNodes) break;
+            const auto row = csr.of(v);
+            mismatches += row.size() != starts[v + 1] - starts[v] || csr.degree(v) != row.size();
+            mismatches += !row.empty() && row.data() != csr.targets.data() + starts[v];
+        }
+        CHECK(mismatches == 0);
+        std::size_t bit_mismatches = 0;
+        for (std::size_t word = 0; word * 64 < kNodes; ++word)
+            for (std::size_t v = word * 64; v < std::min(kNodes, word * 64 + 64); ++v)
+                bit_mismatches += ((csr.nonempty_word(word) >> (v & 63)) & 1) != (starts[v + 1] != starts[v]);
+        CHECK(bit_mismatches == 0);
+    }
+}
+
 // Shallow sizes keep 4 bytes a node; sizes of 2^32 - 1 bytes and more are kept beside.
 TEST_CASE("shallow sizes: sizes past 32 bits read back whole, set from several threads") {
     ShallowSizes sizes;
