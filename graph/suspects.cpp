@@ -70,7 +70,7 @@ public:
         : g_(g), weak_(weak), tick_(progress, g.node_count()), seen_(g.node_count()), weak_source_(g.node_count()) {
         const NodeId n = g.node_count();
         tree_.parent.assign(n, kNoNode);
-        tree_.slot.assign(n, kNoSlot);
+        tree_.slot.assign(n);
         tree_.weak = NodeBits(n);  // only the weak nodes are set
         // Most nodes have no weak edge: mark those that do, so the strong pass searches the
         // weak list only for them (a search per edge cost seconds on a 33M-object heap).
@@ -90,6 +90,7 @@ public:
                 bfs(false);
             }
         tick_.finish();
+        tree_.slot.finish();
         return std::move(tree_);
     }
 
@@ -114,7 +115,7 @@ private:
             std::span<const NodeId> row = g_.out.of(from);
             slot = static_cast<std::size_t>(std::find(row.begin(), row.end(), to) - row.begin());
         }
-        tree_.slot[to] = static_cast<std::uint32_t>(slot);
+        tree_.slot.set(to, static_cast<std::uint32_t>(slot));
         queue_.push_back(to);
     }
 

@@ -2,6 +2,7 @@
 // after Eclipse MAT's FindLeaksQuery, LeakHunterQuery and TopConsumers2Query; docs/suspects.md).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -62,10 +63,35 @@ struct FieldNames {
 // One BFS parent per node, over out rows, from the GC roots. Build it before
 // compute_retained releases the rows; afterwards a path to any node costs its length.
 inline constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+// Where each node's path edge sits in its parent's row (kNoSlot: no parent): 2 bytes a
+// node. Slots of 0xFFFF and beyond (elements of object arrays past 65,534, few) are kept
+// beside, by node: on the 2 GB BigHeap dump 66 MB instead of 131 MB.
+class PathSlots {
+public:
+    void assign(std::size_t nodes) { narrow_.assign(nodes, kBeside), beside_.clear(); }
+    // Each node once, then finish() before the first read.
+    void set(NodeId v, std::uint32_t slot) {
+        if (slot < kBeside) narrow_[v] = static_cast<std::uint16_t>(slot);
+        else beside_.push_back({v, slot});
+    }
+    void finish() { std::sort(beside_.begin(), beside_.end()); }
+    std::uint32_t operator[](NodeId v) const {
+        if (narrow_[v] != kBeside) return narrow_[v];
+        auto it = std::lower_bound(beside_.begin(), beside_.end(), std::pair<NodeId, std::uint32_t>{v, 0});
+        return it != beside_.end() && it->first == v ? it->second : kNoSlot;
+    }
+    void release_pages() const { narrow_.release_pages(); }
+
+private:
+    static constexpr std::uint16_t kBeside = 0xFFFF;  // the slot is beside, or there is none
+    Column<std::uint16_t> narrow_;
+    std::vector<std::pair<NodeId, std::uint32_t>> beside_;
+};
+
 struct PathTree {
-    Column<NodeId> parent;       // kNoNode: a root (or a pseudo-root, see weak)
-    Column<std::uint32_t> slot;  // where the parent's edge to the node sits in its row
-    NodeBits weak;               // set: no path without `weak_edges` (or none at all) exists
+    Column<NodeId> parent;  // kNoNode: a root (or a pseudo-root, see weak)
+    PathSlots slot;         // where the parent's edge to the node sits in its row
+    NodeBits weak;          // set: no path without `weak_edges` (or none at all) exists
 
     void release_pages() const { parent.release_pages(), slot.release_pages(); }
 };

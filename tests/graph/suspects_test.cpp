@@ -35,6 +35,33 @@ graph::HeapGraph small_graph(std::vector<std::uint64_t> shallow, std::vector<std
 
 }  // namespace
 
+TEST_CASE("paths: each node's slot in its parent's row, past 2^16 elements too (kept beside the 2-byte slots)") {
+    // Node 0 a root holding 70,000 elements 1..70,000 in that order (an object array), and
+    // element 70,000 holding node 70,001 at its second slot (its first: element 1).
+    constexpr NodeId kElements = 70'000;
+    std::vector<graph::Edge> edges;
+    for (NodeId e = 1; e <= kElements; ++e) edges.push_back({0, e});
+    edges.push_back({kElements, 1});
+    edges.push_back({kElements, kElements + 1});
+    const std::size_t nodes = kElements + 2;
+    graph::HeapGraph g = small_graph(std::vector<std::uint64_t>(nodes, 16), std::vector<std::uint32_t>(nodes, 0),
+                                     std::move(edges), {0});
+    const graph::PathTree paths = graph::shortest_path_tree(g, {});
+    CHECK(paths.slot[0] == graph::kNoSlot);
+    std::size_t mismatches = 0;
+    for (NodeId e = 1; e <= kElements; ++e) mismatches += paths.parent[e] != 0 || paths.slot[e] != e - 1;
+    CHECK(mismatches == 0);
+    CHECK(paths.slot[0xFFFF] == 0xFFFE);
+    CHECK(paths.slot[0x10000] == 0xFFFF);
+    CHECK(paths.slot[kElements] == kElements - 1);
+    CHECK(paths.parent[kElements + 1] == kElements);
+    CHECK(paths.slot[kElements + 1] == 1);
+    const auto path = graph::path_edges(paths, graph::path_from_root(paths, kElements + 1));
+    REQUIRE(path.size() == 2);
+    CHECK(path[0].slot == kElements - 1);
+    CHECK(path[1].slot == 1);
+}
+
 TEST_CASE("suspect: the accumulation point is where the biggest child drops below 0.7 of its parent") {
     // 0 -> 1 -> 2 -> {3 (big), 4}; 3 -> {5, 6, 7} of equal size; 8 is a small second root.
     graph::HeapGraph g = small_graph({8, 8, 8, 100, 10, 300, 300, 300, 50}, {0, 0, 0, 1, 0, 1, 1, 1, 0},
