@@ -325,12 +325,11 @@ void immediate_dominators(const NodeBits& searched, const HugeVector<DfsIndex>& 
     }
 }
 
-// The numbers' block as the immediate dominators by node (the numbers are done with, their
-// pages faulted in, and a number is a node id's size): one parallel pass marks the
-// unreached, and the hand-over writes the others.
+// The numbers' block as the immediate dominators by node (the numbers are done with and
+// their pages faulted in; a DFS number is a node id): one parallel pass marks the unreached,
+// and the hand-over writes the others.
 Column<NodeId> unreached_idoms(Column<DfsIndex>&& numbers) {
-    const std::size_t nodes = numbers.size();
-    auto idom = Column<NodeId>::reuse(std::move(numbers), nodes);
+    Column<NodeId> idom = std::move(numbers);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, idom.size()), [&](const auto& range) {
         for (std::size_t v = range.begin(); v != range.end(); ++v)
             if (idom[v] == kUnnumbered) idom[v] = kUnreached;

@@ -57,7 +57,8 @@ template void ends_to_starts(Column<std::uint64_t>&);
 
 void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) {
     count_ = starts.size();
-    if (present_.empty()) rows_ = count_ ? count_ - 1 : 0;
+    rows_ = count_ ? count_ - 1 : 0;
+    present_ = {}, ranks_ = {};
     const std::size_t blocks = (count_ >> kBlockBits) + 1;
     wide_ = false;
     for (std::size_t b = 0; b < blocks && !wide_; ++b) {
@@ -76,7 +77,8 @@ void Csr::set_starts(Column<std::uint64_t>&& starts, std::uint64_t narrow_span) 
 
 void Csr::set_starts(Column<std::uint32_t>&& starts) {
     count_ = starts.size();
-    if (present_.empty()) rows_ = count_ ? count_ - 1 : 0;
+    rows_ = count_ ? count_ - 1 : 0;
+    present_ = {}, ranks_ = {};
     wide_ = false;
     narrow_blocks(starts, starts);  // in place: the column is then kept as the offsets
     narrow_ = std::move(starts);
@@ -102,32 +104,47 @@ void Csr::narrow_blocks(const Column<Offset>& starts, Column<std::uint32_t>& off
 template <typename Offset>
 void Csr::set_starts_of(const Column<std::uint8_t>& present, Column<Offset>&& starts, std::uint64_t narrow_span) {
     const std::size_t n = present.size(), words = n / 64 + 1;
-    present_.assign(words, 0);
-    ranks_.assign(words, 0);
+    Column<std::uint64_t> bits(words);
+    Column<NodeId> ranks(words);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
             std::uint64_t word = 0;
             for (std::size_t v = i * 64; v < std::min(n, i * 64 + 64); ++v) word |= std::uint64_t{present[v] != 0} << (v & 63);
-            present_[i] = word;
+            bits[i] = word;
         }
     });
     NodeId flagged = 0;
-    for (std::size_t i = 0; i < words; ++i) ranks_[i] = flagged, flagged += static_cast<NodeId>(std::popcount(present_[i]));
+    for (std::size_t i = 0; i < words; ++i) ranks[i] = flagged, flagged += static_cast<NodeId>(std::popcount(bits[i]));
     Column<Offset> kept(std::size_t{flagged} + 1);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
-            std::size_t at = ranks_[i];
-            for (std::uint64_t word = present_[i]; word != 0; word &= word - 1)
+            std::size_t at = ranks[i];
+            for (std::uint64_t word = bits[i]; word != 0; word &= word - 1)
                 kept[at++] = starts[i * 64 + static_cast<std::size_t>(std::countr_zero(word))];
         }
     });
     kept[flagged] = starts[n];
     starts = {};
-    rows_ = n;
     if constexpr (sizeof(Offset) == sizeof(std::uint64_t))
         set_starts(std::move(kept), narrow_span);
     else
         set_starts(std::move(kept));
+    // After set_starts, which makes rows by index: the index is now the rank.
+    present_ = std::move(bits), ranks_ = std::move(ranks), rows_ = n;
+}
+
+bool Csr::layout_holds() const {
+    if (count_ == 0)  // as made (Csr{}), or rows of no nodes
+        return rows_ == 0 && narrow_.empty() && starts_.empty() && bases_.size() <= 1 && present_.empty() && ranks_.empty();
+    const bool parts = wide_ ? starts_.size() == count_ && narrow_.empty() && bases_.empty()
+                             : starts_.empty() && narrow_.size() == count_ && bases_.size() == (count_ >> kBlockBits) + 1;
+    if (!parts) return false;
+    if (present_.empty()) return ranks_.empty() && rows_ + 1 == count_ + (count_ == 0);
+    if (present_.size() != rows_ / 64 + 1 || ranks_.size() != present_.size()) return false;
+    std::uint64_t flagged = 0;
+    for (std::size_t i = 0; i < present_.size(); flagged += static_cast<std::uint64_t>(std::popcount(present_[i++])))
+        if (ranks_[i] != flagged) return false;
+    return flagged + 1 == count_;
 }
 
 template void Csr::set_starts_of(const Column<std::uint8_t>&, Column<std::uint32_t>&&, std::uint64_t);

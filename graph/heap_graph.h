@@ -109,6 +109,9 @@ struct Csr {
     template <typename Offset>
     void set_starts_of(const Column<std::uint8_t>& present, Column<Offset>&& starts, std::uint64_t narrow_span = 0xFFFFFFFFu);
     std::uint64_t offset_bytes() const;  // of the row starts as kept
+    // The parts agree in size (and the ranks count the bits): what rows read back from a file
+    // (pipeline/kept_dump.cpp) must hold before the first begin().
+    bool layout_holds() const;
     bool wide() const { return wide_; }
     // Hands each part to archive.io(), in a fixed order: the index keeps the rows in a file
     // and reopens them (pipeline/kept_dump.cpp).

@@ -241,6 +241,7 @@ void keep(A& a, LoadedDump& d) {
 // Rows of n nodes (or none), starting at 0, ascending, ending at the targets' count, each
 // target a node.
 bool rows_hold(const graph::Csr& rows, std::uint64_t n) {
+    if (!rows.layout_holds()) return false;
     if (rows.empty()) return rows.targets.empty();
     if (rows.rows() != n || rows.begin(0) != 0 || rows.begin(n) != rows.targets.size()) return false;
     for (std::uint64_t v = 0; v < n; ++v)

@@ -209,6 +209,8 @@ TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as giv
     CHECK(narrow.of(kRows - 1).size() == (kRows - 1) * 7919 % 10);
     CHECK(narrow.of(kRows - 1).data() == narrow.targets.data() + starts[kRows - 1]);
     CHECK(heapgraph::graph::Csr{}.empty());
+    CHECK(heapgraph::graph::Csr{}.layout_holds());
+    CHECK((narrow.layout_holds() && wide.layout_holds() && from32.layout_holds()));
 }
 
 TEST_CASE("csr: rows kept for flagged nodes only read back as the rows by node: empty for the others, narrow or wide, 32- or 64-bit starts") {
@@ -239,6 +241,7 @@ TEST_CASE("csr: rows kept for flagged nodes only read back as the rows by node: 
         CAPTURE(from32);
         const Csr csr = rows(narrow_span, from32);
         CHECK(csr.wide() == (narrow_span == 1000));
+        CHECK(csr.layout_holds());
         REQUIRE(csr.rows() == kNodes);
         CHECK(csr.offset_bytes() < kNodes * (csr.wide() ? 8 : 4) / 2);  // a third of the starts, and the flags
         std::size_t mismatches = 0;
