@@ -236,7 +236,10 @@ TEST_CASE("csr: rows kept for flagged nodes only read back as the rows by node: 
             csr.set_starts_of(flagged, Column<std::uint64_t>(starts.begin(), starts.end()), narrow_span);
         return csr;
     };
-    for (const auto& [narrow_span, from32] : {std::pair{0xFFFFFFFFull, false}, std::pair{1000ull, false}, std::pair{0ull, true}}) {
+    for (const auto& variant : {std::pair{0xFFFFFFFFull, false}, std::pair{1000ull, false}, std::pair{0ull, true}}) {
+        // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+        const std::uint64_t narrow_span = variant.first;
+        const bool from32 = variant.second;
         CAPTURE(narrow_span);
         CAPTURE(from32);
         const Csr csr = rows(narrow_span, from32);
