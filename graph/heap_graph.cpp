@@ -102,24 +102,17 @@ void Csr::narrow_blocks(const Column<Offset>& starts, Column<std::uint32_t>& off
 }
 
 template <typename Offset>
-void Csr::set_starts_of(const Column<std::uint8_t>& present, Column<Offset>&& starts, std::uint64_t narrow_span) {
-    const std::size_t n = present.size(), words = n / 64 + 1;
-    Column<std::uint64_t> bits(words);
+void Csr::set_starts_of(NodeBits&& present, Column<Offset>&& starts, std::uint64_t narrow_span) {
+    const std::size_t n = starts.size() - 1, words = present.words();
+    NodeBits bits = std::move(present);
     Column<NodeId> ranks(words);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
-        for (std::size_t i = range.begin(); i != range.end(); ++i) {
-            std::uint64_t word = 0;
-            for (std::size_t v = i * 64; v < std::min(n, i * 64 + 64); ++v) word |= std::uint64_t{present[v] != 0} << (v & 63);
-            bits[i] = word;
-        }
-    });
     NodeId flagged = 0;
-    for (std::size_t i = 0; i < words; ++i) ranks[i] = flagged, flagged += static_cast<NodeId>(std::popcount(bits[i]));
+    for (std::size_t i = 0; i < words; ++i) ranks[i] = flagged, flagged += static_cast<NodeId>(std::popcount(bits.word(i)));
     Column<Offset> kept(std::size_t{flagged} + 1);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
             std::size_t at = ranks[i];
-            for (std::uint64_t word = bits[i]; word != 0; word &= word - 1)
+            for (std::uint64_t word = bits.word(i); word != 0; word &= word - 1)
                 kept[at++] = starts[i * 64 + static_cast<std::size_t>(std::countr_zero(word))];
         }
     });
@@ -135,36 +128,36 @@ void Csr::set_starts_of(const Column<std::uint8_t>& present, Column<Offset>&& st
 
 bool Csr::layout_holds() const {
     if (count_ == 0)  // as made (Csr{}), or rows of no nodes
-        return rows_ == 0 && narrow_.empty() && starts_.empty() && bases_.size() <= 1 && present_.empty() && ranks_.empty();
+        return rows_ == 0 && narrow_.empty() && starts_.empty() && bases_.size() <= 1 && present_.words() == 0 && ranks_.empty();
     const bool parts = wide_ ? starts_.size() == count_ && narrow_.empty() && bases_.empty()
                              : starts_.empty() && narrow_.size() == count_ && bases_.size() == (count_ >> kBlockBits) + 1;
     if (!parts) return false;
-    if (present_.empty()) return ranks_.empty() && rows_ + 1 == count_ + (count_ == 0);
-    if (present_.size() != rows_ / 64 + 1 || ranks_.size() != present_.size()) return false;
+    if (present_.words() == 0) return ranks_.empty() && rows_ + 1 == count_;
+    if (present_.words() != rows_ / 64 + 1 || ranks_.size() != present_.words()) return false;
     std::uint64_t flagged = 0;
-    for (std::size_t i = 0; i < present_.size(); flagged += static_cast<std::uint64_t>(std::popcount(present_[i++])))
+    for (std::size_t i = 0; i < present_.words(); flagged += static_cast<std::uint64_t>(std::popcount(present_.word(i++))))
         if (ranks_[i] != flagged) return false;
     return flagged + 1 == count_;
 }
 
-template void Csr::set_starts_of(const Column<std::uint8_t>&, Column<std::uint32_t>&&, std::uint64_t);
-template void Csr::set_starts_of(const Column<std::uint8_t>&, Column<std::uint64_t>&&, std::uint64_t);
+template void Csr::set_starts_of(NodeBits&&, Column<std::uint32_t>&&, std::uint64_t);
+template void Csr::set_starts_of(NodeBits&&, Column<std::uint64_t>&&, std::uint64_t);
 
 std::uint64_t Csr::nonempty_word(std::size_t word) const {
     std::uint64_t bits = 0;
-    if (present_.empty()) {
+    if (present_.words() == 0) {
         for (std::size_t v = word * 64; v < std::min(rows_, word * 64 + 64); ++v)
             bits |= std::uint64_t{start(v) != start(v + 1)} << (v & 63);
         return bits;
     }
     std::uint64_t at = ranks_[word];
-    for (std::uint64_t left = present_[word]; left != 0; left &= left - 1, ++at)
+    for (std::uint64_t left = present_.word(word); left != 0; left &= left - 1, ++at)
         if (start(at) != start(at + 1)) bits |= left & -left;
     return bits;
 }
 
 std::uint64_t Csr::offset_bytes() const {
-    return narrow_.size() * sizeof(std::uint32_t) + (bases_.size() + starts_.size() + present_.size()) * sizeof(std::uint64_t) +
+    return narrow_.size() * sizeof(std::uint32_t) + (bases_.size() + starts_.size() + present_.words()) * sizeof(std::uint64_t) +
            ranks_.size() * sizeof(NodeId);
 }
 
@@ -211,15 +204,21 @@ namespace {
 
 // Rows of fewer than two referrers become empty: an object with one referrer is immediately
 // dominated by it, and no step reads its row. `counts[w + 1]` holds w's referrers on entry;
-// on return `offsets[w]` is w's row start and `multi[w]` says whether it has a row.
+// on return `offsets[w]` is w's row start and `multi` has w's bit set when it has a row (the
+// bits the referrer rows then keep: Csr::set_starts_of).
 template <typename Offset>
-Column<std::uint8_t> keep_shared_rows(Column<Offset>& offsets) {
+NodeBits keep_shared_rows(Column<Offset>& offsets) {
     const std::size_t n = offsets.size() - 1;
-    Column<std::uint8_t> multi(n, 0);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kScanGrain), [&](const auto& r) {
-        for (std::size_t v = r.begin(); v != r.end(); ++v) {
-            multi[v] = offsets[v + 1] >= 2;
-            if (!multi[v]) offsets[v + 1] = 0;
+    NodeBits multi(n + 1);  // a bit for n too, never set: the rows' end ranks through it
+    // A word of bits a step, so that no two threads write one word.
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, multi.words(), kScanGrain / 64), [&](const auto& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) {
+            std::uint64_t word = 0;
+            for (std::size_t v = i * 64; v < std::min(n, i * 64 + 64); ++v) {
+                if (offsets[v + 1] >= 2) word |= std::uint64_t{1} << (v & 63);
+                else offsets[v + 1] = 0;
+            }
+            multi.word(i) = word;
         }
     });
     sum_degrees(offsets);
@@ -255,7 +254,7 @@ Csr transpose_with(const Csr& out, const Progress& progress) {
             if (p == 0 && progress) progress(static_cast<std::uint64_t>(static_cast<double>(n) * end / edges), 2 * n);
         }
     });
-    const Column<std::uint8_t> multi = keep_shared_rows(starts);
+    NodeBits multi = keep_shared_rows(starts);
     in.targets.resize(starts[n]);
     // starts[w] is w's cursor while scattering (ends_to_starts).
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
@@ -263,10 +262,10 @@ Csr transpose_with(const Csr& out, const Progress& progress) {
         Ticker tick(p == 0 ? progress : none, 2 * n, n);
         for (NodeId v = 0; v < n; ++v, tick.step())
             for (NodeId w : out.of(v))
-                if (w >= lo && w < hi && multi[w]) in.targets[starts[w]++] = v;
+                if (w >= lo && w < hi && multi.test(w)) in.targets[starts[w]++] = v;
     });
     ends_to_starts(starts);
-    in.set_starts_of(multi, std::move(starts));
+    in.set_starts_of(std::move(multi), std::move(starts));
     if (progress) progress(2 * n, 2 * n);
     return in;
 }
@@ -343,17 +342,17 @@ Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t w
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         each_of_part(p, [&](PartEdges::Pair e) { ++starts[e.target + 1]; });
     });
-    const Column<std::uint8_t> multi = keep_shared_rows(starts);
+    NodeBits multi = keep_shared_rows(starts);
     if (progress) progress(n, 2 * n);
     Csr in;
     in.targets.resize(starts[n]);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         each_of_part(p, [&](PartEdges::Pair e) {
-            if (multi[e.target]) in.targets[starts[e.target]++] = e.source;
+            if (multi.test(e.target)) in.targets[starts[e.target]++] = e.source;
         });
     });
     ends_to_starts(starts);
-    in.set_starts_of(multi, std::move(starts));
+    in.set_starts_of(std::move(multi), std::move(starts));
     if (progress) progress(2 * n, 2 * n);
     return in;
 }

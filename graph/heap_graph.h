@@ -79,10 +79,10 @@ struct HeapInput {
 struct Csr {
     Column<NodeId> targets;
 
-    std::uint64_t begin(NodeId v) const { return start(present_.empty() ? v : rank(v)); }
+    std::uint64_t begin(NodeId v) const { return start(present_.words() == 0 ? v : rank(v)); }
     std::span<const NodeId> of(NodeId v) const {
-        if (present_.empty()) return {targets.data() + start(v), targets.data() + start(v + 1)};
-        if (!(present_[v >> 6] >> (v & 63) & 1)) return {};
+        if (present_.words() == 0) return {targets.data() + start(v), targets.data() + start(v + 1)};
+        if (!present_.test(v)) return {};
         const std::uint64_t at = rank(v);
         return {targets.data() + start(at), targets.data() + start(at + 1)};
     }
@@ -92,7 +92,7 @@ struct Csr {
     bool empty() const { return rows_ == 0; }
     std::size_t rows() const { return rows_; }
     void prefetch(NodeId v) const {
-        if (!present_.empty()) return __builtin_prefetch(&present_[v >> 6]);
+        if (present_.words() != 0) return;  // the bits and ranks: 6 bytes a 64 nodes, cached
         __builtin_prefetch(wide_ ? static_cast<const void*>(&starts_[v]) : &narrow_[v]);
     }
 
@@ -104,10 +104,11 @@ struct Csr {
     // column becomes the offsets in place.
     void set_starts(Column<std::uint32_t>&& starts);
     // The same for rows only the nodes flagged in `present` have (the others' are empty):
-    // starts by node, kept as the flagged nodes' starts alone. The referrer rows of the
-    // 2 GB BigHeap dump: 5.0M of 32.9M nodes, 20 MB of starts instead of 131 MB.
+    // starts by node, kept as the flagged nodes' starts alone, and the flags kept to rank
+    // them. The referrer rows of the 2 GB BigHeap dump: 5.0M of 32.9M nodes, 20 MB of starts
+    // instead of 131 MB. `present` has a bit for node `rows` too (unset): begin(rows) ranks it.
     template <typename Offset>
-    void set_starts_of(const Column<std::uint8_t>& present, Column<Offset>&& starts, std::uint64_t narrow_span = 0xFFFFFFFFu);
+    void set_starts_of(NodeBits&& present, Column<Offset>&& starts, std::uint64_t narrow_span = 0xFFFFFFFFu);
     std::uint64_t offset_bytes() const;  // of the row starts as kept
     // The parts agree in size (and the ranks count the bits): what rows read back from a file
     // (pipeline/kept_dump.cpp) must hold before the first begin().
@@ -129,13 +130,13 @@ private:
     Column<std::uint64_t> bases_;   // each block's first start
     Column<std::uint64_t> starts_;  // every start, when some block's rows span too many targets
     // With set_starts_of(): a bit per node, set for those with a start, and the number of set
-    // bits before each word's (one more word, for the rows' end).
-    Column<std::uint64_t> present_;
+    // bits before each word's.
+    NodeBits present_;
     Column<NodeId> ranks_;
     std::uint64_t start(std::uint64_t at) const { return wide_ ? starts_[at] : bases_[at >> kBlockBits] + narrow_[at]; }
     std::uint64_t rank(NodeId v) const {
         const std::uint64_t below = (std::uint64_t{1} << (v & 63)) - 1;
-        return ranks_[v >> 6] + static_cast<std::uint64_t>(std::popcount(present_[v >> 6] & below));
+        return ranks_[v >> 6] + static_cast<std::uint64_t>(std::popcount(present_.word(v >> 6) & below));
     }
     std::size_t count_ = 0;  // starts kept
     std::size_t rows_ = 0;   // nodes

@@ -220,20 +220,20 @@ TEST_CASE("csr: rows kept for flagged nodes only read back as the rows by node: 
     using heapgraph::graph::Csr;
     using heapgraph::graph::NodeId;
     constexpr std::size_t kNodes = 200'000;
-    Column<std::uint8_t> flagged(kNodes);
+    heapgraph::graph::NodeBits flagged(kNodes + 1);  // a bit for the rows' end, unset
     std::vector<std::uint64_t> starts(kNodes + 1, 0);
     for (std::size_t v = 0; v < kNodes; ++v) {
-        flagged[v] = v % 3 == 1;
-        starts[v + 1] = starts[v] + (flagged[v] ? v * 7919 % 10 : 0);
+        if (v % 3 == 1) flagged.set(v);
+        starts[v + 1] = starts[v] + (flagged.test(v) ? v * 7919 % 10 : 0);
     }
     auto rows = [&](std::uint64_t narrow_span, bool from32) {
         Csr csr;
         csr.targets.resize(starts.back());
         for (std::uint64_t t = 0; t < starts.back(); ++t) csr.targets[t] = static_cast<NodeId>(t * 31);
         if (from32)
-            csr.set_starts_of(flagged, Column<std::uint32_t>(starts.begin(), starts.end()));
+            csr.set_starts_of(heapgraph::graph::NodeBits(flagged), Column<std::uint32_t>(starts.begin(), starts.end()));
         else
-            csr.set_starts_of(flagged, Column<std::uint64_t>(starts.begin(), starts.end()), narrow_span);
+            csr.set_starts_of(heapgraph::graph::NodeBits(flagged), Column<std::uint64_t>(starts.begin(), starts.end()), narrow_span);
         return csr;
     };
     for (const auto& variant : {std::pair{0xFFFFFFFFull, false}, std::pair{1000ull, false}, std::pair{0ull, true}}) {
