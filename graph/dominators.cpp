@@ -45,10 +45,18 @@ struct Slot {
 };
 
 struct Numbering {
-    // By node: its DFS number. Only the number: a referrer's DFS parent, where the search
-    // needs it, is in the forest (a referrer's slot mostly lies beside its parent's, which
-    // eval reads next); 4 bytes a node less at the step's peak.
+    // By node: its DFS number, and where the columns are in files its DFS parent's after it.
+    // In memory the number alone: a referrer's DFS parent, where the search needs it, is in
+    // the forest (a referrer's slot mostly lies beside its parent's, which eval reads next);
+    // 4 bytes a node less at the step's peak. In files, bytes cost disk and each random read
+    // of a dropped page a fault: the parent beside the number spares the search the referrer's
+    // slot (--memory-limit 64M, 2 GB dump: step 198 s with it, 311 s without).
     Column<DfsIndex> node;
+    std::size_t stride = 1;  // 2: the parent kept
+    DfsIndex number(NodeId v) const { return node[v * stride]; }
+    DfsIndex parent(NodeId v) const { return node[v * stride + 1]; }  // stride 2 only
+    const DfsIndex* record(NodeId v) const { return &node[v * stride]; }
+    std::size_t nodes() const { return node.size() / stride; }
     Column<NodeId> vertex;  // by DFS number; vertex[0] is the super root (kSuperRoot)
     // By DFS number: the search forest, each ancestor set to the DFS parent before the search
     // starts, so linking a node is a sequential write.
@@ -62,7 +70,8 @@ constexpr std::uint64_t kSiblingsAhead = 4;
 // about a third of the DFS (docs/dominators.md).
 Numbering numbering_columns(NodeId nodes) {
     Numbering n;
-    n.node.resize(nodes);                      // zeros: not reached
+    n.stride = fits_memory_budget(std::uint64_t{nodes} * sizeof(DfsIndex)) ? 1 : 2;
+    n.node.resize(nodes * n.stride);           // zeros: not reached
     n.vertex.reserve(std::size_t{nodes} + 1);  // no regrowing copies
     n.forest.reserve(std::size_t{nodes} + 1);
     // A file's pages come in far faster by one sequential pass than by the DFS's random
@@ -88,7 +97,8 @@ void number_nodes(const Csr& out, std::span<const NodeId> roots, NodeId nodes, N
     auto visit = [&](NodeId v, DfsIndex parent) {
         DfsIndex number = static_cast<DfsIndex>(n.vertex.size());
         seen.set(v);
-        n.node[v] = number;
+        n.node[v * n.stride] = number;
+        if (n.stride == 2) n.node[v * 2 + 1] = parent;
         n.vertex.push_back(v);
         n.forest.push_back({parent, kNone});
         tick.step();
@@ -160,17 +170,21 @@ private:
     std::vector<DfsIndex> path_;
 };
 
-// The nodes the search looks at, by DFS number: the roots and the objects with two or more
-// referrers (a row in `in`). Every other reached node has one referrer, its DFS parent. By
-// number, the search and step 3, which go through every number, skip the others without
-// reading each number's vertex.
-NodeBits searched_nodes(const Csr& in, std::span<const NodeId> roots, const Column<NodeId>& vertex, NodeId nodes) {
+// The nodes the search looks at: the roots and the objects with two or more referrers (a
+// row in `in`). Every other reached node has one referrer, its DFS parent. By number (below),
+// the search and step 3, which go through every number, skip the others without reading
+// each number's vertex; by node, a search whose records hold parents tells a referrer's kind.
+NodeBits searched_by_node(const Csr& in, std::span<const NodeId> roots, NodeId nodes) {
     NodeBits by_node(nodes);
     const std::size_t words = std::min(by_node.words(), (in.rows() + 63) / 64);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) by_node.word(i) = in.nonempty_word(i);
     });
     for (NodeId r : roots) by_node.set(r);
+    return by_node;
+}
+
+NodeBits searched_by_number(const NodeBits& by_node, const Column<NodeId>& vertex) {
     NodeBits by_number(vertex.size());
     // Number 0, the super root, is not searched.
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, by_number.words()), [&](const auto& range) {
@@ -206,7 +220,7 @@ public:
             if (!row.empty()) __builtin_prefetch(row.data());
         }
         if (queued_ > kRecords)
-            for_some(at(kRecords), [&](NodeId pred) { __builtin_prefetch(&n_.node[pred]); });
+            for_some(at(kRecords), [&](NodeId pred) { __builtin_prefetch(n_.record(pred)); });
         if (queued_ > kSlots) {
             const DfsIndex x = at(kSlots);
             for_some(x, [&](NodeId pred) { prefetch_slot(pred, x); });
@@ -216,7 +230,7 @@ public:
     // Within a long row, past what reached() asked for: records kSomePreds ahead, slots half
     // as far.
     void within_row(std::span<const NodeId> preds, std::size_t i, DfsIndex w) const {
-        if (i + kSomePreds < preds.size()) __builtin_prefetch(&n_.node[preds[i + kSomePreds]]);
+        if (i + kSomePreds < preds.size()) __builtin_prefetch(n_.record(preds[i + kSomePreds]));
         if (i + kSomePreds / 2 < preds.size() && i + kSomePreds / 2 >= kSomePreds) prefetch_slot(preds[i + kSomePreds / 2], w);
     }
 
@@ -226,7 +240,7 @@ private:
     static constexpr std::size_t kSomePreds = 16;
 
     void prefetch_slot(NodeId pred, DfsIndex w) const {
-        const DfsIndex v = n_.node[pred];
+        const DfsIndex v = n_.number(pred);
         if (v > w) __builtin_prefetch(&slots_[v]);  // else not reached (0), or not linked yet
     }
     DfsIndex at(std::size_t i) const { return queue_[(head_ + i) % kDepth]; }
@@ -256,15 +270,17 @@ private:
 
 // `parents` gets the DFS parent of each searched node, in the search's descending order:
 // step 3 reads them back from the end instead of each node's record at random.
-Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& searched, std::span<const NodeId> roots,
+// `searched_nodes` is by node, and asked only where the records hold parents (stride 2).
+Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& searched,
+                                const NodeBits& searched_nodes, std::span<const NodeId> roots,
                                 HugeVector<DfsIndex>& parents, const Progress& progress) {
     const std::size_t size = n.vertex.size();
-    Ticker tick(progress, 4 * n.node.size(), n.node.size());
+    Ticker tick(progress, 4 * n.nodes(), n.nodes());
     // The roots' DFS numbers, ascending, met from the top as w descends (roots are few: this
     // beats a flag per node).
     std::vector<DfsIndex> root_numbers;
     for (NodeId r : roots)
-        if (n.node[r] != kUnnumbered) root_numbers.push_back(n.node[r]);
+        if (n.number(r) != kUnnumbered) root_numbers.push_back(n.number(r));
     std::sort(root_numbers.begin(), root_numbers.end());
     auto is_root = [&](DfsIndex w) {
         while (!root_numbers.empty() && root_numbers.back() > w) root_numbers.pop_back();
@@ -294,10 +310,19 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& sea
         for (std::size_t i = 0; i < preds.size() && semi != 0; ++i) {
             ahead.within_row(preds, i, w);
             const NodeId pred = preds[i];
-            const DfsIndex v = n.node[pred];
+            const DfsIndex v = n.number(pred);
             if (v == kUnnumbered) continue;  // an unreached referrer does not dominate anything
-            // v == w: a self-reference
-            semi = std::min(semi, v <= w ? v : forest.eval(v, w));
+            if (v <= w) {
+                semi = std::min(semi, v);  // v == w: a self-reference
+            } else if (n.stride == 2 && !searched_nodes.test(pred)) {
+                // v's one referrer is its parent p, and semi(v) = p: eval(v) is p while p is
+                // unlinked (the forest root, excluded) and eval(p) < p once p is linked. The
+                // record read above gave p: v's own slot is not read.
+                const DfsIndex p = n.parent(pred);
+                semi = std::min(semi, p <= w ? p : forest.eval(p, w));
+            } else {
+                semi = std::min(semi, forest.eval(v, w));
+            }
         }
         forest.link(w, semi);
     }
@@ -327,9 +352,15 @@ void immediate_dominators(const NodeBits& searched, const HugeVector<DfsIndex>& 
 
 // The numbers' block as the immediate dominators by node (the numbers are done with and
 // their pages faulted in; a DFS number is a node id): one parallel pass marks the unreached,
-// and the hand-over writes the others.
-Column<NodeId> unreached_idoms(Column<DfsIndex>&& numbers) {
-    Column<NodeId> idom = std::move(numbers);
+// and the hand-over writes the others. Records with parents are packed to numbers first, in
+// place and in order (a file's pages, read in sequence).
+Column<NodeId> unreached_idoms(Numbering& n) {
+    Column<NodeId> idom = std::move(n.node);
+    if (n.stride == 2) {
+        const std::size_t nodes = idom.size() / 2;
+        for (std::size_t v = 0; v < nodes; ++v) idom[v] = idom[2 * v];
+        idom.resize(nodes);
+    }
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, idom.size()), [&](const auto& range) {
         for (std::size_t v = range.begin(); v != range.end(); ++v)
             if (idom[v] == kUnnumbered) idom[v] = kUnreached;
@@ -358,7 +389,7 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     }
     DominatorTree tree;
     tree.super_root_retained_bytes = reached ? bytes[0] : 0;
-    tree.idom = unreached_idoms(std::move(n.node));
+    tree.idom = unreached_idoms(n);
     tree.retained_bytes.assign(nodes, 0);  // fresh: zero without a pass
     tree.retained_objects.assign(nodes, 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
@@ -419,9 +450,11 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     };
     if (!beside_search) release_out();
     const auto search_started = Clock::now();
-    const NodeBits searched = searched_nodes(in, roots, n.vertex, nodes);
+    NodeBits searched_nodes = searched_by_node(in, roots, nodes);
+    const NodeBits searched = searched_by_number(searched_nodes, n.vertex);
+    if (n.stride == 1) searched_nodes = NodeBits{};
     HugeVector<DfsIndex> parents;
-    Column<DfsIndex> idom = semidominators(n, in, searched, roots, parents, progress);
+    Column<DfsIndex> idom = semidominators(n, in, searched, searched_nodes, roots, parents, progress);
     release(in);
     immediate_dominators(searched, parents, idom, nodes, progress);
     const std::uint64_t condensed = parents.size();

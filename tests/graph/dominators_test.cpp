@@ -484,6 +484,32 @@ TEST_CASE("dominators: twenty thousand random graphs get Boost's Lengauer-Tarjan
     CHECK(condensed_nodes < reached_nodes * 9 / 10);
 }
 
+// With the columns in files, a node's record keeps its DFS parent beside its number, and the
+// search takes a referrer with one referrer of its own through that parent (graph/dominators.cpp).
+TEST_CASE("dominators: with every column in a file, random graphs get Boost's Lengauer-Tarjan dominators") {
+    struct Budget {
+        Budget() { graph::configure_storage({1, ""}); }  // one byte: every column in a file
+        ~Budget() { graph::configure_storage({}); }
+    } budget;
+    REQUIRE_FALSE(graph::fits_memory_budget(sizeof(NodeId)));
+    RandomGraphs graphs(20261128);
+    int failures = 0;
+    for (int i = 0; i < 2'000; ++i) {
+        TestGraph g = graphs.next();
+        graph::Csr out = make_csr(g.edges, g.nodes, true);
+        graph::ShallowSizes shallow = shallow_sizes(g.nodes);
+        graph::DominatorTree tree = graph::compute_dominators(out, graph::transpose(out), g.roots, shallow);
+        std::string problems = tree_problems(tree, test::boost_idoms(out, g.roots), shallow);
+        if (!problems.empty() && ++failures <= 5) {
+            CAPTURE(i);
+            CAPTURE(describe(g));
+            FAIL_CHECK(problems);
+        }
+    }
+    CHECK(failures == 0);
+    CHECK(graph::storage_use().file_columns > 0);
+}
+
 TEST_CASE("dominators: a cycle of 300000 nodes with chords gets Boost's Lengauer-Tarjan dominators") {
     // 0 -> 1 -> ... -> n-1 -> 0 from root 0, a forward chord 1000 -> 200000, edges
     // 250000 -> 5000 and 299999 -> 100000 back into the first part of the cycle, and a
