@@ -50,11 +50,12 @@ struct Numbering {
     // the forest (a referrer's slot mostly lies beside its parent's, which eval reads next);
     // 4 bytes a node less at the step's peak. In files, bytes cost disk and each random read
     // of a dropped page a fault: the parent beside the number spares the search the referrer's
-    // slot (--memory-limit 64M, 2 GB dump: step 198 s with it, 311 s without).
+    // slot (--memory-limit 64M, 2 GB dump, one pair: step 229 s with it, 302 s without).
     Column<DfsIndex> node;
     std::size_t stride = 1;  // 2: the parent kept
+    bool keeps_parents() const { return stride == 2; }
     DfsIndex number(NodeId v) const { return node[v * stride]; }
-    DfsIndex parent(NodeId v) const { return node[v * stride + 1]; }  // stride 2 only
+    DfsIndex parent(NodeId v) const { return node[v * stride + 1]; }  // keeps_parents() only
     const DfsIndex* record(NodeId v) const { return &node[v * stride]; }
     std::size_t nodes() const { return node.size() / stride; }
     Column<NodeId> vertex;  // by DFS number; vertex[0] is the super root (kSuperRoot)
@@ -98,7 +99,7 @@ void number_nodes(const Csr& out, std::span<const NodeId> roots, NodeId nodes, N
         DfsIndex number = static_cast<DfsIndex>(n.vertex.size());
         seen.set(v);
         n.node[v * n.stride] = number;
-        if (n.stride == 2) n.node[v * 2 + 1] = parent;
+        if (n.keeps_parents()) n.node[v * n.stride + 1] = parent;
         n.vertex.push_back(v);
         n.forest.push_back({parent, kNone});
         tick.step();
@@ -270,7 +271,7 @@ private:
 
 // `parents` gets the DFS parent of each searched node, in the search's descending order:
 // step 3 reads them back from the end instead of each node's record at random.
-// `searched_nodes` is by node, and asked only where the records hold parents (stride 2).
+// `searched_nodes` is by node, and asked only where the records hold parents.
 Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& searched,
                                 const NodeBits& searched_nodes, std::span<const NodeId> roots,
                                 HugeVector<DfsIndex>& parents, const Progress& progress) {
@@ -314,7 +315,7 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& sea
             if (v == kUnnumbered) continue;  // an unreached referrer does not dominate anything
             if (v <= w) {
                 semi = std::min(semi, v);  // v == w: a self-reference
-            } else if (n.stride == 2 && !searched_nodes.test(pred)) {
+            } else if (n.keeps_parents() && !searched_nodes.test(pred)) {
                 // v's one referrer is its parent p, and semi(v) = p: eval(v) is p while p is
                 // unlinked (the forest root, excluded) and eval(p) < p once p is linked. The
                 // record read above gave p: v's own slot is not read.
@@ -355,10 +356,10 @@ void immediate_dominators(const NodeBits& searched, const HugeVector<DfsIndex>& 
 // and the hand-over writes the others. Records with parents are packed to numbers first, in
 // place and in order (a file's pages, read in sequence).
 Column<NodeId> unreached_idoms(Numbering& n) {
+    const std::size_t nodes = n.nodes();
     Column<NodeId> idom = std::move(n.node);
-    if (n.stride == 2) {
-        const std::size_t nodes = idom.size() / 2;
-        for (std::size_t v = 0; v < nodes; ++v) idom[v] = idom[2 * v];
+    if (n.keeps_parents()) {
+        for (std::size_t v = 0; v < nodes; ++v) idom[v] = idom[v * n.stride];
         idom.resize(nodes);
     }
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, idom.size()), [&](const auto& range) {
@@ -452,7 +453,7 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     const auto search_started = Clock::now();
     NodeBits searched_nodes = searched_by_node(in, roots, nodes);
     const NodeBits searched = searched_by_number(searched_nodes, n.vertex);
-    if (n.stride == 1) searched_nodes = NodeBits{};
+    if (!n.keeps_parents()) searched_nodes = NodeBits{};
     HugeVector<DfsIndex> parents;
     Column<DfsIndex> idom = semidominators(n, in, searched, searched_nodes, roots, parents, progress);
     release(in);
