@@ -128,11 +128,11 @@ void Csr::set_starts_of(NodeBits&& present, Column<Offset>&& starts, std::uint64
 
 bool Csr::layout_holds() const {
     if (count_ == 0)  // as made (Csr{}), or rows of no nodes
-        return rows_ == 0 && narrow_.empty() && starts_.empty() && bases_.size() <= 1 && present_.words() == 0 && ranks_.empty();
+        return rows_ == 0 && narrow_.empty() && starts_.empty() && bases_.size() <= 1 && present_.empty() && ranks_.empty();
     const bool parts = wide_ ? starts_.size() == count_ && narrow_.empty() && bases_.empty()
                              : starts_.empty() && narrow_.size() == count_ && bases_.size() == (count_ >> kBlockBits) + 1;
     if (!parts) return false;
-    if (present_.words() == 0) return ranks_.empty() && rows_ + 1 == count_;
+    if (present_.empty()) return ranks_.empty() && rows_ + 1 == count_;
     if (present_.words() != rows_ / 64 + 1 || ranks_.size() != present_.words()) return false;
     std::uint64_t flagged = 0;
     for (std::size_t i = 0; i < present_.words(); flagged += static_cast<std::uint64_t>(std::popcount(present_.word(i++))))
@@ -145,7 +145,7 @@ template void Csr::set_starts_of(NodeBits&&, Column<std::uint64_t>&&, std::uint6
 
 std::uint64_t Csr::nonempty_word(std::size_t word) const {
     std::uint64_t bits = 0;
-    if (present_.words() == 0) {
+    if (present_.empty()) {
         for (std::size_t v = word * 64; v < std::min(rows_, word * 64 + 64); ++v)
             bits |= std::uint64_t{start(v) != start(v + 1)} << (v & 63);
         return bits;

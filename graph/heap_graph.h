@@ -79,9 +79,9 @@ struct HeapInput {
 struct Csr {
     Column<NodeId> targets;
 
-    std::uint64_t begin(NodeId v) const { return start(present_.words() == 0 ? v : rank(v)); }
+    std::uint64_t begin(NodeId v) const { return start(present_.empty() ? v : rank(v)); }
     std::span<const NodeId> of(NodeId v) const {
-        if (present_.words() == 0) return {targets.data() + start(v), targets.data() + start(v + 1)};
+        if (present_.empty()) return {targets.data() + start(v), targets.data() + start(v + 1)};
         if (!present_.test(v)) return {};
         const std::uint64_t at = rank(v);
         return {targets.data() + start(at), targets.data() + start(at + 1)};
@@ -92,7 +92,7 @@ struct Csr {
     bool empty() const { return rows_ == 0; }
     std::size_t rows() const { return rows_; }
     void prefetch(NodeId v) const {
-        if (present_.words() != 0) return;  // the bits and ranks: 6 bytes a 64 nodes, cached
+        if (!present_.empty()) return;  // the bits and ranks: 6 bytes a 64 nodes, cached
         __builtin_prefetch(wide_ ? static_cast<const void*>(&starts_[v]) : &narrow_[v]);
     }
 

@@ -20,6 +20,7 @@ public:
     std::uint64_t& word(std::size_t i) { return words_[i]; }
     std::uint64_t word(std::size_t i) const { return words_[i]; }
     std::size_t words() const { return words_.size(); }
+    bool empty() const { return words_.empty(); }
     template <typename Archive>
     void keep(Archive& archive) {  // the index's file (pipeline/kept_dump.cpp)
         archive.io(words_);

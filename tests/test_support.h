@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "column.h"
 #include "pipeline.h"
 
 namespace heapgraph::test {
@@ -144,5 +145,15 @@ inline std::uint64_t peak_rss_increase(Load&& load) {
     const std::uint64_t peak = status_bytes("VmHWM:");
     return peak > before ? peak - before : 0;
 }
+
+// The column budget is process-wide: a test sets its own and puts the default back.
+struct StorageBudget {
+    explicit StorageBudget(std::uint64_t limit, std::string dir = "") {
+        graph::configure_storage({limit, std::move(dir)});
+    }
+    ~StorageBudget() { graph::configure_storage({}); }
+    StorageBudget(const StorageBudget&) = delete;
+    StorageBudget& operator=(const StorageBudget&) = delete;
+};
 
 }  // namespace heapgraph::test

@@ -19,11 +19,7 @@ namespace {
 using namespace heapgraph::graph;
 namespace fs = std::filesystem;
 
-// The budget is process-wide: each test sets its own and puts the default back.
-struct Budget {
-    explicit Budget(std::uint64_t limit, std::string dir = "") { configure_storage({limit, std::move(dir)}); }
-    ~Budget() { configure_storage({}); }
-};
+using Budget = heapgraph::test::StorageBudget;
 
 std::uint64_t rss_file_bytes() {
     std::ifstream status("/proc/self/status");

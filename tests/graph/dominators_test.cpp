@@ -487,10 +487,7 @@ TEST_CASE("dominators: twenty thousand random graphs get Boost's Lengauer-Tarjan
 // With the columns in files, a node's record keeps its DFS parent beside its number, and the
 // search takes a referrer with one referrer of its own through that parent (graph/dominators.cpp).
 TEST_CASE("dominators: with every column in a file, random graphs get Boost's Lengauer-Tarjan dominators") {
-    struct Budget {
-        Budget() { graph::configure_storage({1, ""}); }  // one byte: every column in a file
-        ~Budget() { graph::configure_storage({}); }
-    } budget;
+    test::StorageBudget budget(1);  // one byte: every column in a file
     REQUIRE_FALSE(graph::fits_memory_budget(sizeof(NodeId)));
     RandomGraphs graphs(20261128);
     int failures = 0;

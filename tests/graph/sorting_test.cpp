@@ -13,6 +13,7 @@
 #include "bucket_sort.h"
 #include "column.h"
 #include "search.h"
+#include "test_support.h"
 
 namespace {
 
@@ -53,11 +54,10 @@ TEST_CASE("bucket sort: the same order as std::sort, for spread keys, one bucket
     // A column sorts as a vector does, in memory and in a file (sorted in place there).
     const std::vector<Record> spread = records(100000, ~std::uint64_t{0}, 7);
     check_sorted_like_std(Column<Record>(spread.begin(), spread.end()));
-    configure_storage({1, ""});  // every column past a one-byte budget: in a file
+    heapgraph::test::StorageBudget budget(1);  // every column past a one-byte budget: in a file
     Column<Record> in_file(spread.begin(), spread.end());
     CHECK(in_file.in_file());
     check_sorted_like_std(std::move(in_file));
-    configure_storage({});
 }
 
 TEST_CASE("bucket sort: the same order with one thread as with two") {
