@@ -105,6 +105,7 @@ void find_suspects_and_holders(const Input& in, Findings& f, const Options& opti
         f.holders = graph::select_holders(f.retained, holder_options);
         f.holder_min_percent = holder_options.min_percent;
     }
+    f.retained.top_index = {};  // the suspects' only use
 }
 
 // The edges of every reported path: the suspects' paths (array slots too: "[12]") and the

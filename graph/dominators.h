@@ -77,6 +77,9 @@ struct Retained {
     DominatorTree tree;
     Csr children;                           // the dominator tree's child lists
     std::vector<NodeId> top;                // the super root's children, in preorder
+    // By node: the position in `top` of the node's top-level dominator (itself for those in
+    // `top`); nodes not in the tree hold any value. The suspects count by it, then free it.
+    Column<NodeId> top_index;
     std::vector<NodeId> unreachable_roots;  // with keep_unreachable: the extra roots chosen
     NodeBits in_tree;                       // set when the node is in the dominator tree
     // What the global roots reach, for an empty graph.reachable (heap_graph.h): the tree's
