@@ -203,6 +203,9 @@ private:
         std::size_t i = 0;
         std::vector<Candidate> out;
         for (; i < top.size() && retained[top[i]] > threshold; ++i) out.push_back({false, top[i], 0, {}, retained[top[i]]});
+        // The rest by node, so that the classes, the sizes below and the top positions (in
+        // top_classes) are read in node order: in files, by retained size they were a fault each.
+        std::sort(top.begin() + static_cast<std::ptrdiff_t>(i), top.end());
         std::map<std::uint32_t, std::vector<NodeId>> by_class;  // class objects under java.lang.Class
         for (std::size_t k = i; k < top.size(); ++k) by_class[g_.types.class_index(top[k])].push_back(top[k]);
         for (auto& [c, members] : by_class) {
@@ -296,12 +299,12 @@ private:
         return out;
     }
 
+    // `members` by node (find_candidates).
     Suspect group(std::uint32_t c, std::vector<NodeId> members, std::uint64_t sum) const {
         Suspect s;
         s.group = true;
         s.class_index = c;
         s.retained_bytes = sum;
-        std::sort(members.begin(), members.end());
         // Evenly spaced rather than MAT's random sample: the report must not vary by run.
         std::vector<std::vector<NodeId>> sampled;
         std::size_t n = std::min(members.size(), o_.max_paths), steps = 0;
