@@ -371,6 +371,7 @@ private:
     // sequence (a walk of each subtree read them at random: in files, a fault per node; the
     // 8x replica's suspects cover 87% of its heap). Sums: the same for any split.
     std::vector<std::vector<ClassShare>> top_classes(const std::vector<Candidate>& candidates) const {
+        if (candidates.empty()) return {};  // no pass over the nodes for nothing
         // By position in r_.top: the candidate holding that top-level dominator, 1-based (0: none).
         std::vector<std::uint32_t> owner(r_.top.size(), 0);
         for (std::uint32_t k = 0; k < candidates.size(); ++k) {
