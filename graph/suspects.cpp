@@ -199,20 +199,25 @@ private:
         const auto& retained = r_.tree.retained_bytes;
         const std::uint64_t threshold = static_cast<std::uint64_t>(
             static_cast<long double>(o_.threshold_percent) * r_.tree.super_root_retained_bytes / 100);
-        std::vector<NodeId> top = top_dominators(r_, r_.top.size());
-        std::size_t i = 0;
+        // The top-level dominators in node order, so that their sizes and classes (and their
+        // top positions, in top_classes) are read in sequence: in files, in the order of their
+        // sizes each read was a fault. The sort below orders the candidates.
+        std::vector<NodeId> top = r_.top;
+        std::sort(top.begin(), top.end());
         std::vector<Candidate> out;
-        for (; i < top.size() && retained[top[i]] > threshold; ++i) out.push_back({false, top[i], 0, {}, retained[top[i]]});
-        // The rest by node, so that the classes, the sizes below and the top positions (in
-        // top_classes) are read in node order: in files, by retained size they were a fault each.
-        std::sort(top.begin() + static_cast<std::ptrdiff_t>(i), top.end());
-        std::map<std::uint32_t, std::vector<NodeId>> by_class;  // class objects under java.lang.Class
-        for (std::size_t k = i; k < top.size(); ++k) by_class[g_.types.class_index(top[k])].push_back(top[k]);
-        for (auto& [c, members] : by_class) {
-            std::uint64_t sum = 0;
-            for (NodeId v : members) sum += retained[v];
-            if (sum > threshold) out.push_back({true, kNoNode, c, std::move(members), sum});
+        std::map<std::uint32_t, Candidate> by_class;  // class objects under java.lang.Class
+        for (NodeId v : top) {
+            if (retained[v] > threshold) {
+                out.push_back({false, v, 0, {}, retained[v]});
+                continue;
+            }
+            const std::uint32_t c = g_.types.class_index(v);
+            Candidate& group = by_class.try_emplace(c, Candidate{true, kNoNode, c, {}, 0}).first->second;
+            group.members.push_back(v);
+            group.retained += retained[v];
         }
+        for (auto& [c, group] : by_class)
+            if (group.retained > threshold) out.push_back(std::move(group));
         std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
             if (a.retained != b.retained) return a.retained > b.retained;
             if (a.group != b.group) return !a.group;
