@@ -30,8 +30,8 @@ void add_load_options(CLI::App* cmd, LoadOptions& load) {
         ->check(kFileName);
     cmd->add_option_function<std::string>(
            "--memory-limit", [&load](const std::string& text) { load.memory_limit = parse_size(text).value_or(0); },
-           "Graph columns kept in memory, in bytes (K, M, G: powers of 1024); the rest go to files under --temp-dir "
-           "(default: half of MemAvailable)")
+           "Resident bytes of the graph's columns (K, M, G: powers of 1024): up to half in memory, the rest "
+           "for the pages of column files under --temp-dir (default: MemAvailable)")
         ->check(kSize);
     cmd->add_flag("--allow-truncated", load.allow_truncated, kAllowTruncatedHelp);
 }

@@ -1,8 +1,9 @@
 // Columns: the graph's arrays (row offsets, targets, node attributes, dominator arrays,
 // paths), each in heap memory or in a file under --temp-dir, behind one type.
 //
-// Which backing a column gets follows one process-wide memory budget (--memory-limit): a
-// column goes to heap memory while the heap-backed columns fit the budget, else to a file.
+// Which backing a column gets follows one process-wide memory budget (--memory-limit), the
+// columns' resident bytes: a column goes to heap memory while the heap-backed columns fit
+// half the budget, else to a file, whose pages keep the other half.
 // A file-backed column is an unnamed file (O_TMPFILE: nothing is left behind, even after a
 // crash), reserved with fallocate so a full disk is an error and not a SIGBUS, and mapped
 // shared. `release_pages()` drops its pages from the process after a pass over it (the
@@ -32,8 +33,9 @@
 namespace heapgraph::graph {
 
 struct StorageOptions {
-    // Bytes of columns kept in heap memory before columns go to files; 0: the default, half
-    // of memory_available_bytes() when the first column is made.
+    // Resident bytes of columns: heap-backed columns take up to half, column files' pages the
+    // rest. 0: the default, memory_available_bytes() when the first column is made (so the
+    // heap columns get half of it, as they did when the default was half and all theirs).
     std::uint64_t memory_limit = 0;
     std::string temp_dir;  // "" : $TMPDIR, else /tmp
 };
@@ -48,13 +50,17 @@ struct StorageError : std::runtime_error {
 // tiny budget does not page every few milliseconds); estimate's model counts them too.
 constexpr std::uint64_t kFilePagesFloorBytes = std::uint64_t{64} << 20;
 
+// Of a budget, what heap-backed columns may take: half. Once columns go to files, their
+// pages keep the rest (graph/column.cpp, Budget::heap_cap).
+constexpr std::uint64_t heap_columns_cap(std::uint64_t memory_limit) { return memory_limit - memory_limit / 2; }
+
 // Set once, before any column is made (the CLI does it from its options).
 void configure_storage(const StorageOptions& options);
 // Drops every column file's pages from the process (a stage boundary: StageClock).
 void release_column_files();
 
 // The memory the machine offers: /proc/meminfo's MemAvailable, the cgroup's memory.max,
-// and the smaller of the two that are known (0: unknown). The default budget is half the last.
+// and the smaller of the two that are known (0: unknown). The default budget is the last.
 std::uint64_t mem_available_bytes();
 std::uint64_t cgroup_memory_max_bytes();
 std::uint64_t memory_available_bytes();
