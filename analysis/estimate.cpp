@@ -51,8 +51,8 @@ constexpr double kAnalysisBytes = 3 << 20;
 // Past half the budget, the heap-backed columns stop there and the rest are files: the memory
 // is the scan's peak, the heap columns and the file pages the pager lets be (the other half
 // of the budget, at least its floor); the files are temporary disk. The figures below are
-// from before stop 43, when the heap columns could take the whole budget. On the 8x replica of the 2 GB
-// BigHeap dump (17.3 GB, 19.1 GB of columns by the model), one run each: at --memory-limit
+// from before stop 43, when the heap columns could take the whole budget. On the 8x replica
+// of the 2 GB BigHeap dump (17.3 GB, 19.1 GB of columns by the model), one run each: at --memory-limit
 // 2G 4.6 GB of memory and 17.0 GB of files, against 5.1 GB and 18.2 GB measured; at the
 // default budget here (12.0 GB) 14.6 GB and 7.3 GB, against 12.8 GB and 8.9 GB. Below about a gigabyte of budget the measured peak is higher than the
 // model (the 2 GB dump at 64M: 0.5 against 1.0 GB): passes at random over column files keep
@@ -78,7 +78,7 @@ Estimate estimate(const LoadedDump& scanned, std::uint64_t scan_peak_rss, unsign
         e.memory_bytes = scan_peak_rss + e.column_bytes;
     } else {
         const std::uint64_t files = e.column_bytes - heap;
-        e.memory_bytes = scan_peak_rss + heap + std::min(files, std::max(memory_limit - heap, graph::kFilePagesFloorBytes));
+        e.memory_bytes = scan_peak_rss + heap + std::min(files, graph::file_pages_allowance(memory_limit, heap));
         e.temp_disk_bytes += files;
     }
     return e;

@@ -89,12 +89,7 @@ struct Budget {
     // every page back: the 8x replica took 753 s at --memory-limit 3G against 420 s at 2G
     // (17,353 drops against 3,732); with the heap held to half of 3G, 316 s and 132 drops.
     std::uint64_t heap_cap() const { return heap_columns_cap(options.memory_limit); }
-    // Resident column-file bytes let be: the budget's room beside the heap columns, and at
-    // least kFilePagesFloorBytes.
-    std::uint64_t file_allowance() const {
-        const std::uint64_t room = options.memory_limit > heap_bytes ? options.memory_limit - heap_bytes : 0;
-        return std::max(room, kFilePagesFloorBytes);
-    }
+    std::uint64_t file_allowance() const { return file_pages_allowance(options.memory_limit, heap_bytes); }
     void watch(std::byte* data, std::size_t bytes) {
         files[data] = bytes;
         if (!pager.joinable()) pager = std::thread([this] { run_pager(); });

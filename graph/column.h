@@ -53,6 +53,11 @@ constexpr std::uint64_t kFilePagesFloorBytes = std::uint64_t{64} << 20;
 // Of a budget, what heap-backed columns may take: half. Once columns go to files, their
 // pages keep the rest (graph/column.cpp, Budget::heap_cap).
 constexpr std::uint64_t heap_columns_cap(std::uint64_t memory_limit) { return memory_limit - memory_limit / 2; }
+// The column files' pages the pager lets be beside `heap_bytes` of heap columns: the budget's
+// room past them, at least kFilePagesFloorBytes (estimate's model uses the same).
+constexpr std::uint64_t file_pages_allowance(std::uint64_t memory_limit, std::uint64_t heap_bytes) {
+    return std::max(memory_limit > heap_bytes ? memory_limit - heap_bytes : 0, kFilePagesFloorBytes);
+}
 
 // Set once, before any column is made (the CLI does it from its options).
 void configure_storage(const StorageOptions& options);
