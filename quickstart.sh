@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(build-essential cmake ninja-build pkg-config libtbb-dev libboost-graph-dev
-          nlohmann-json3-dev doctest-dev libbenchmark-dev libdeflate-dev zlib1g-dev libcli11-dev)
+          nlohmann-json3-dev doctest-dev libbenchmark-dev libdeflate-dev zlib1g-dev libcli11-dev
+          libxxhash-dev)
 # The test suite also loads the HTML report in a headless browser (tests/reports/html_browser_test.cpp);
 # clang builds the sanitizer tree and the fuzz targets (docs/hardening.md); python3 checks the
 # HPROF replicator's reports (tests/bench/replicate_test.sh).

@@ -222,7 +222,7 @@ void make_tables(Findings& f, const Options& options) {
 
 // The tables read the graph and the dominator tree only, the content analyses the values:
 // neither reads what the other writes, and each leaves a core idle in its serial parts
-// (the duplicates' sweep in file order, the tables' tree walk). The stage's note gives the
+// (the duplicates' sorts and group sums, the tables' tree walk). The stage's note gives the
 // tables' own time, and the duplicate check's and the capacities'.
 void analyse_contents_and_make_tables(Input& in, Findings& f, const Options& options, const DumpValues& values,
                                       const InspectedNodes& inspected, StageClock& clock) {

@@ -53,8 +53,7 @@ void read_ahead(std::span<const std::uint8_t> bytes);
 // page cache of large folios maps 2 MB a touch (Linux 6.18), and an HPROF scan that kept
 // what it passed mapped a 17 GB dump whole. Given `ahead`, it also keeps between `ahead` and
 // twice that asked for past where it is (read_ahead): a walk that skips about the file
-// (the duplicate sweep) otherwise waits on the disk for each fault the kernel's own
-// read-ahead did not foresee. Does nothing when `enabled` is false (the bytes are not a file
+// otherwise waits on the disk for each fault the kernel's own read-ahead did not foresee. Does nothing when `enabled` is false (the bytes are not a file
 // mapping).
 class ReleaseBehind {
 public:

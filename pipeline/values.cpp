@@ -4,7 +4,9 @@
 // chunk order, then sorted by address, so the result is the same for any thread count.
 #include "values.h"
 
-#include <libdeflate.h>
+// Inline: most arrays are short, and a call into the library per array costs more than the hash.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 #include <oneapi/tbb/parallel_sort.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -279,10 +281,9 @@ void sort_by_address(Records& records) {
 
 }  // namespace
 
-std::uint64_t content_hash(Bytes bytes) {
-    const std::uint32_t crc = libdeflate_crc32(0, bytes.data(), bytes.size());
-    const std::uint32_t adler = libdeflate_adler32(1, bytes.data(), bytes.size());
-    return std::uint64_t{crc} << 32 | adler;
+ContentHash content_hash(Bytes bytes) {
+    const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+    return {h.low64, h.high64};
 }
 
 Bytes DumpValues::elements(const ArrayObject& a) const {

@@ -39,13 +39,20 @@ struct StringObject {
     std::int8_t coder = -1;                // JDK 9+: 0 Latin-1, 1 UTF-16; -1: no coder (char[])
 };
 
+// A 128-bit hash of contents (XXH3): the duplicate check groups equal contents by it with
+// their length and kind, without reading them again (docs/report-schema.md).
+struct ContentHash {
+    std::uint64_t low = 0, high = 0;
+    friend auto operator<=>(const ContentHash&, const ContentHash&) = default;
+};
+
 struct ArrayObject {
     static constexpr std::uint64_t kSplit = ~std::uint64_t{0};
     ObjectId address = 0;
     std::uint64_t data_offset = kSplit;  // file offset of the elements; kSplit: not contiguous in the file
     std::uint32_t length = 0;
     std::uint8_t type = 0;     // BasicType
-    std::uint64_t hash = 0;    // of the element bytes (libdeflate's CRC-32 and Adler-32)
+    ContentHash hash = {};     // of the element bytes
 };
 
 // The record of an object an analysis asked for by address (an object to inspect, a part of
@@ -219,6 +226,6 @@ DumpValues read_values(const LoadedDump& dump, const ValueRequest& request = {},
                        const std::function<void(const ProgressEvent&)>& progress = {});
 
 // Hash of element bytes, as ArrayObject::hash.
-std::uint64_t content_hash(Bytes bytes);
+ContentHash content_hash(Bytes bytes);
 
 }  // namespace heapgraph

@@ -102,8 +102,8 @@ TEST_CASE("formats without values give empty content sections and a values_unava
 
 namespace {
 
-// Duplicate arrays among byte[4] arrays laid end to end in a made-up `file`, all given one
-// hash, found inside an arena of `threads`.
+// Duplicate arrays among byte[4] arrays laid end to end in a made-up `file`, each hashed as
+// the decode hashes it, found inside an arena of `threads`.
 analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& file, int threads) {
     const std::uint64_t n = file.size() / 4;
     auto source = std::make_shared<DumpSource>();
@@ -115,7 +115,8 @@ analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& file, 
     std::vector<std::uint64_t> addresses;
     for (std::uint64_t i = 0; i < n; ++i) {
         addresses.push_back(0x100 + 0x10 * i);
-        values.arrays.push_back({addresses.back(), 4 * i, 4, static_cast<std::uint8_t>(BasicType::byte), 42});
+        values.arrays.push_back({addresses.back(), 4 * i, 4, static_cast<std::uint8_t>(BasicType::byte),
+                                 content_hash(Bytes(file.data() + 4 * i, 4))});
     }
     graph::HeapInput in;
     in.classes = {{"byte[]", graph::kNoNode, graph::kNoNode}};
@@ -139,7 +140,7 @@ std::vector<std::uint8_t> arrays_of(const std::vector<std::uint8_t>& contents) {
 
 }  // namespace
 
-TEST_CASE("equal hashes with different contents never join a group") {
+TEST_CASE("arrays group by contents: equal ones join, a different one does not") {
     // Three byte[4] arrays: two equal, one different.
     analysis::ContentFindings out = arrays_grouped({1, 2, 3, 4, 1, 2, 3, 4, 9, 9, 9, 9}, 1);
     REQUIRE(out.duplicate_arrays.size() == 1);
@@ -148,10 +149,8 @@ TEST_CASE("equal hashes with different contents never join a group") {
     CHECK(out.duplicate_arrays[0].first_elements == "[1, 2, 3, 4]");
 }
 
-TEST_CASE("equal hashes with different contents across the sweep's slices: the same groups at any thread count") {
-    // The sweep in file order is cut into a slice per thread. Each slice alone sees one
-    // content in the first layout (A then B, the cut between them at two threads); the
-    // second mixes them within slices too.
+TEST_CASE("contents laid out in halves or mixed: the same groups at any thread count") {
+    // The first layout holds A then B; the second mixes them, with one C.
     std::vector<std::uint8_t> halves(40, 1), mixed(40, 1);
     std::fill(halves.begin() + 20, halves.end(), 2);
     std::fill(mixed.begin() + 10, mixed.begin() + 25, 2);
