@@ -59,19 +59,22 @@ std::vector<NodeId> value_arrays(const DumpValues& values) {
 // limit, a page fault each: 31 s of the 8x replica's run).
 struct Member {
     ContentHash hash;
-    std::uint64_t bytes = 0;
+    // Strings: the value's length in chars (String.length()); arrays: elements. Not bytes:
+    // an array's may pass 32 bits, and 48 bytes a member, not 56 (the 8x replica's 29M
+    // String members are a 1.4 GB column sorted in a file).
+    std::uint32_t units = 0;
     std::uint32_t kind = 0;  // strings: JavaChars; arrays: element type
     NodeId node = kNoNode;
     NodeId array = 0;        // index into DumpValues::arrays
     std::uint32_t own = 0;   // the node's shallow size word (graph::ShallowSizes::word)
-    std::uint64_t position = 0;  // file offset of the contents' first byte (never of a split array)
     std::uint32_t value = 0; // strings: the value array's shallow size word (0: not in the graph)
+    std::uint64_t position = 0;  // file offset of the contents' first byte (never of a split array)
 
     std::uint64_t own_bytes(const graph::HeapGraph& g) const { return g.shallow_bytes.size_of(own, node); }
 
-    bool same_key(const Member& o) const { return hash == o.hash && bytes == o.bytes && kind == o.kind; }
+    bool same_key(const Member& o) const { return hash == o.hash && units == o.units && kind == o.kind; }
     bool operator<(const Member& o) const {
-        return std::tie(hash, bytes, kind, node) < std::tie(o.hash, o.bytes, o.kind, o.node);
+        return std::tie(hash, units, kind, node) < std::tie(o.hash, o.units, o.kind, o.node);
     }
 };
 
@@ -97,11 +100,15 @@ void for_each_group(Members& members, Group&& group) {
     }
 }
 
-// A member's contents in the file (the kept rows' values are read from there).
-Bytes contents(const DumpValues& values, const Member& m) {
+// A member's contents in the file, `width` bytes a unit (the kept rows' values are read
+// from there).
+Bytes contents(const DumpValues& values, const Member& m, std::uint32_t width) {
     const Bytes file = values.source->file;
-    return m.position <= file.size() && m.bytes <= file.size() - m.position ? file.subspan(m.position, m.bytes) : Bytes{};
+    const std::uint64_t bytes = std::uint64_t{m.units} * width;
+    return m.position <= file.size() && bytes <= file.size() - m.position ? file.subspan(m.position, bytes) : Bytes{};
 }
+
+std::uint32_t char_width(const Member& m) { return static_cast<JavaChars>(m.kind) == JavaChars::latin1 ? 1 : 2; }
 
 // The strings to group: counted, with a char[] or byte[] value the pass read whole.
 Members string_members(const graph::HeapGraph& g, const graph::NodeBits& counted, NodeAddresses addresses,
@@ -123,9 +130,10 @@ Members string_members(const graph::HeapGraph& g, const graph::NodeBits& counted
         auto span = values.string_span(s, a);
         if (!span) continue;
         const NodeId array_node = array_nodes[at];
-        Member m{a.hash, span->bytes, static_cast<std::uint32_t>(span->chars), nodes[i], static_cast<NodeId>(at),
-                 g.shallow_bytes.word(nodes[i]), a.data_offset + span->from,
-                 array_node == kNoNode ? 0 : g.shallow_bytes.word(array_node)};
+        Member m{a.hash, 0, static_cast<std::uint32_t>(span->chars), nodes[i], static_cast<NodeId>(at),
+                 g.shallow_bytes.word(nodes[i]), array_node == kNoNode ? 0 : g.shallow_bytes.word(array_node),
+                 a.data_offset + span->from};
+        m.units = static_cast<std::uint32_t>(span->bytes / char_width(m));  // a u4 length's bytes, halved for UTF-16
         if (span->bytes != whole.size()) m.hash = content_hash(whole.subspan(span->from, span->bytes));  // a JDK 6 slice
         members.push_back(m);
     }
@@ -144,8 +152,8 @@ Members array_members(const graph::HeapGraph& g, const graph::NodeBits& counted,
     for (std::size_t i = 0; i < values.arrays.size(); ++i) {
         const ArrayObject& a = values.arrays[i];
         if (nodes[i] == kNoNode || !counted.test(nodes[i]) || string_value[i] || a.data_offset == ArrayObject::kSplit) continue;
-        const std::uint64_t bytes = std::uint64_t{a.length} * basic_type_size(a.type, 4);
-        members.push_back({a.hash, bytes, a.type, nodes[i], static_cast<NodeId>(i), g.shallow_bytes.word(nodes[i]), a.data_offset});
+        members.push_back({a.hash, a.length, a.type, nodes[i], static_cast<NodeId>(i), g.shallow_bytes.word(nodes[i]), 0,
+                           a.data_offset});
     }
     return members;
 }
@@ -228,7 +236,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
         d.arrays = group_arrays.size();
         for (const auto& [a, bytes] : group_arrays) d.wasted_bytes += bytes;
         d.wasted_bytes -= first->own_bytes(g) + array_bytes(*first);
-        d.length = static_cast<JavaChars>(first->kind) == JavaChars::latin1 ? first->bytes : first->bytes / 2;
+        d.length = first->units;
         d.example = first->node;
         out.string_wasted_bytes += d.wasted_bytes;
         ++out.string_groups;
@@ -236,7 +244,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     });
     strings = {};
     for (auto& [d, first] : string_rows.take()) {
-        d.value = utf8_from_java_chars(contents(values, first), static_cast<JavaChars>(first.kind), kValueChars, &d.value_cut);
+        d.value = utf8_from_java_chars(contents(values, first, char_width(first)), static_cast<JavaChars>(first.kind), kValueChars, &d.value_cut);
         out.duplicate_strings.push_back(std::move(d));
     }
 
@@ -248,14 +256,15 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
         DuplicateArray d;
         d.example = first->node;
         d.count = static_cast<std::uint64_t>(last - first);
-        d.length = values.arrays[first->array].length;
+        d.length = first->units;
         for (auto m = first + 1; m != last; ++m) d.wasted_bytes += m->own_bytes(g);
         out.array_wasted_bytes += d.wasted_bytes;
         ++out.array_groups;
         array_rows.add({d, *first});
     });
     for (auto& [d, first] : array_rows.take()) {
-        d.first_elements = first_elements(contents(values, first), static_cast<std::uint8_t>(first.kind), d.length);
+        d.first_elements = first_elements(contents(values, first, basic_type_size(static_cast<std::uint8_t>(first.kind), 4)),
+                                          static_cast<std::uint8_t>(first.kind), d.length);
         out.duplicate_arrays.push_back(std::move(d));
     }
     out.split_arrays = values.split_arrays;
