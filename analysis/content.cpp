@@ -2,7 +2,7 @@
 //
 // Strings: every java.lang.String the report counts (in the dominator tree) is keyed by a
 // 128-bit hash of its contents (its array's hash from the decode, or its slice's for a JDK 6
-// substring), their byte length and encoding; equal keys are equal values. The contents are
+// substring), their length and encoding; equal keys are equal values. The contents are
 // not read again: a sweep comparing them byte for byte read the whole dump a second time
 // (42.9 s of the 8x replica's 311 s run). A group's waste is every String but one and every
 // distinct backing array but one: copies that share one array waste only their String objects.
@@ -244,7 +244,8 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     });
     strings = {};
     for (auto& [d, first] : string_rows.take()) {
-        d.value = utf8_from_java_chars(contents(values, first, char_width(first)), static_cast<JavaChars>(first.kind), kValueChars, &d.value_cut);
+        d.value = utf8_from_java_chars(contents(values, first, char_width(first)), static_cast<JavaChars>(first.kind),
+                                       kValueChars, &d.value_cut);
         out.duplicate_strings.push_back(std::move(d));
     }
 
