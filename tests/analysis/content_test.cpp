@@ -140,6 +140,64 @@ std::vector<std::uint8_t> arrays_of(const std::vector<std::uint8_t>& contents) {
 
 }  // namespace
 
+namespace {
+
+// Duplicate strings among Strings whose byte[] values all hold `value`, String i with
+// coder `coders[i]` (0 Latin-1, 1 UTF-16), each value hashed as the decode hashes it.
+analysis::ContentFindings strings_grouped(const std::vector<std::uint8_t>& value, const std::vector<std::int8_t>& coders) {
+    const std::size_t n = coders.size();
+    std::vector<std::uint8_t> file;
+    for (std::size_t i = 0; i < n; ++i) file.insert(file.end(), value.begin(), value.end());
+    auto source = std::make_shared<DumpSource>();
+    source->file = Bytes(file.data(), file.size());
+    source->id_size = 8;
+    DumpValues values;
+    values.available = true;
+    values.source = source;
+    std::vector<std::uint64_t> addresses;  // the Strings, then their arrays: node order
+    graph::HeapInput in;
+    in.classes = {{"java.lang.String", graph::kNoNode, graph::kNoNode}, {"byte[]", graph::kNoNode, graph::kNoNode}};
+    in.types.assign(2 * n, graph::NodeKind::instance, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        addresses.push_back(0x100 + 0x10 * i);
+        values.strings.push_back({addresses.back(), 0x1000 + 0x20 * i, -1, -1, coders[i]});
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        addresses.push_back(0x1000 + 0x20 * i);
+        in.types.set(n + i, graph::NodeKind::primitive_array, 1);
+        values.arrays.push_back({addresses.back(), value.size() * i, static_cast<std::uint32_t>(value.size()),
+                                 static_cast<std::uint8_t>(BasicType::byte), content_hash(Bytes(file.data() + value.size() * i, value.size()))});
+    }
+    in.shallow_bytes.assign(2 * n, 24);
+    graph::HeapGraph g = graph::build_heap_graph(std::move(in));
+    const AddressIndex index = AddressIndex::of(addresses);
+    graph::NodeBits counted(2 * n);
+    for (graph::NodeId v = 0; v < 2 * n; ++v) counted.set(v);
+    analysis::ContentFindings out;
+    analysis::find_duplicates(g, counted, index, values, 10, out);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("strings group by contents and coder: the same bytes as Latin-1 and as UTF-16 are two values") {
+    const std::vector<std::uint8_t> value = {'a', 0, 'b', 0};  // "a\0b\0" in Latin-1; "ab" little-endian UTF-16
+    analysis::ContentFindings out = strings_grouped(value, {0, 0, 1});
+    REQUIRE(out.duplicate_strings.size() == 1);
+    CHECK(out.duplicate_strings[0].count == 2);
+    CHECK(out.duplicate_strings[0].arrays == 2);
+    CHECK(out.duplicate_strings[0].length == 4);
+    CHECK(out.duplicate_strings[0].wasted_bytes == 48);  // one String and one array
+    CHECK(out.string_groups == 1);
+    out = strings_grouped(value, {1, 1, 0});
+    REQUIRE(out.duplicate_strings.size() == 1);
+    CHECK(out.duplicate_strings[0].count == 2);
+    CHECK(out.duplicate_strings[0].length == 2);
+    out = strings_grouped(value, {0, 1});
+    CHECK(out.duplicate_strings.empty());
+    CHECK(out.string_groups == 0);
+}
+
 TEST_CASE("arrays group by contents: equal ones join, a different one does not") {
     // Three byte[4] arrays: two equal, one different.
     analysis::ContentFindings out = arrays_grouped({1, 2, 3, 4, 1, 2, 3, 4, 9, 9, 9, 9}, 1);
