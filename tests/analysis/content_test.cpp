@@ -102,16 +102,22 @@ TEST_CASE("formats without values give empty content sections and a values_unava
 
 namespace {
 
-// Duplicate arrays among byte[4] arrays laid end to end in a made-up `file`, each hashed as
-// the decode hashes it, found inside an arena of `threads`.
-analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& file, int threads) {
-    const std::uint64_t n = file.size() / 4;
+// Values read from a made-up dump `file` (8-byte ids), with no records yet.
+DumpValues values_over(const std::vector<std::uint8_t>& file) {
     auto source = std::make_shared<DumpSource>();
     source->file = Bytes(file.data(), file.size());
     source->id_size = 8;
     DumpValues values;
     values.available = true;
     values.source = source;
+    return values;
+}
+
+// Duplicate arrays among byte[4] arrays laid end to end in a made-up `file`, each hashed as
+// the decode hashes it, found inside an arena of `threads`.
+analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& file, int threads) {
+    const std::uint64_t n = file.size() / 4;
+    DumpValues values = values_over(file);
     std::vector<std::uint64_t> addresses;
     for (std::uint64_t i = 0; i < n; ++i) {
         addresses.push_back(0x100 + 0x10 * i);
@@ -148,12 +154,7 @@ analysis::ContentFindings strings_grouped(const std::vector<std::uint8_t>& value
     const std::size_t n = coders.size();
     std::vector<std::uint8_t> file;
     for (std::size_t i = 0; i < n; ++i) file.insert(file.end(), value.begin(), value.end());
-    auto source = std::make_shared<DumpSource>();
-    source->file = Bytes(file.data(), file.size());
-    source->id_size = 8;
-    DumpValues values;
-    values.available = true;
-    values.source = source;
+    DumpValues values = values_over(file);
     std::vector<std::uint64_t> addresses;  // the Strings, then their arrays: node order
     graph::HeapInput in;
     in.classes = {{"java.lang.String", graph::kNoNode, graph::kNoNode}, {"byte[]", graph::kNoNode, graph::kNoNode}};
