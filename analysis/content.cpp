@@ -103,9 +103,7 @@ void for_each_group(Members& members, Group&& group) {
 // A member's contents in the file, `width` bytes a unit (the kept rows' values are read
 // from there).
 Bytes contents(const DumpValues& values, const Member& m, std::uint32_t width) {
-    const Bytes file = values.source->file;
-    const std::uint64_t bytes = std::uint64_t{m.units} * width;
-    return m.position <= file.size() && bytes <= file.size() - m.position ? file.subspan(m.position, bytes) : Bytes{};
+    return bytes_at(values.source->file, m.position, std::uint64_t{m.units} * width);
 }
 
 std::uint32_t char_width(const Member& m) { return static_cast<JavaChars>(m.kind) == JavaChars::latin1 ? 1 : 2; }

@@ -52,10 +52,11 @@ constexpr double kAnalysisBytes = 3 << 20;
 // is the scan's peak, the heap columns and the file pages the pager lets be (the other half
 // of the budget, at least its floor); the files are temporary disk. The figures below are
 // from before stop 43, when the heap columns could take the whole budget. On the 8x replica
-// of the 2 GB BigHeap dump (17.3 GB, 19.1 GB of columns by the model), one run each: at --memory-limit
-// 2G 4.6 GB of memory and 17.0 GB of files, against 5.1 GB and 18.2 GB measured; at the
-// default budget here (12.0 GB) 14.6 GB and 7.3 GB, against 12.8 GB and 8.9 GB. Below about a gigabyte of budget the measured peak is higher than the
-// model (the 2 GB dump at 64M: 0.5 against 1.0 GB): passes at random over column files keep
+// of the 2 GB BigHeap dump (17.3 GB, 19.1 GB of columns by the model), one run each: at
+// --memory-limit 2G 4.6 GB of memory and 17.0 GB of files, against 5.1 GB and 18.2 GB
+// measured; at the default budget here (12.0 GB) 14.6 GB and 7.3 GB, against 12.8 GB and
+// 8.9 GB. Below about a gigabyte of budget the measured peak is higher than the model (the
+// 2 GB dump at 64M: 0.5 against 1.0 GB): passes at random over column files keep
 // more pages mapped than the pager allows between its looks (every 20 ms). Those pages are
 // the page cache's, not the process's own: a cgroup's limit reclaims them rather than kill
 // the job.

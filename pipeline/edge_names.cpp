@@ -74,8 +74,8 @@ public:
     // holds (it shrank since) is left to the pass, which stops at the cut.
     void visit_located(std::span<const RecordSpan> located, Bytes file) {
         for (const RecordSpan& r : located)
-            if (wanted_.count(r.address) && r.file_offset <= file.size() && r.bytes <= file.size() - r.file_offset)
-                visit(file.subspan(r.file_offset, r.bytes), 0);
+            if (Bytes record = bytes_at(file, r.file_offset, r.bytes); wanted_.count(r.address) && !record.empty())
+                visit(record, 0);
     }
 
     std::vector<graph::NamedEdge> take() { return std::move(named_); }

@@ -289,8 +289,7 @@ ContentHash content_hash(Bytes bytes) {
 Bytes DumpValues::elements(const ArrayObject& a) const {
     if (!source || a.data_offset == ArrayObject::kSplit) return {};
     const std::uint64_t bytes = std::uint64_t{a.length} * basic_type_size(a.type, source->id_size);
-    if (a.data_offset > source->file.size() || bytes > source->file.size() - a.data_offset) return {};
-    return source->file.subspan(a.data_offset, bytes);
+    return bytes_at(source->file, a.data_offset, bytes);
 }
 
 namespace {
