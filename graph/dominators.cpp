@@ -6,7 +6,8 @@
 //      semi(eval(v)), where eval walks v's linked ancestors with path compression (explicit
 //      stack, no recursion); then w is linked to its DFS parent. Only the roots and the
 //      objects with two or more referrers are searched: an object with one referrer has
-//      that referrer, its DFS parent, as semidominator and immediate dominator.
+//      that referrer, its DFS parent, as semidominator and immediate dominator. Before the
+//      search, the referrer rows are rewritten in parallel to what it reads of them: numbers.
 //   3. Immediate dominators in preorder: idom(w) starts at parent(w) and climbs the
 //      dominator tree until its number is at most semi(w) (the nearest common ancestor step).
 //   4. Retained sizes and counts summed up the tree in reverse preorder, by DFS number.
@@ -50,7 +51,8 @@ struct Numbering {
     // the forest (a referrer's slot mostly lies beside its parent's, which eval reads next);
     // 4 bytes a node less at the step's peak. In files, bytes cost disk and each random read
     // of a dropped page a fault: the parent beside the number spares the search the referrer's
-    // slot (--memory-limit 64M, 2 GB dump, one pair: step 229 s with it, 302 s without).
+    // slot (eval_start; --memory-limit 64M, 2 GB dump, one pair: step 229 s with it, 302 s
+    // without).
     Column<DfsIndex> node;
     std::size_t stride = 1;  // 2: the parent kept
     bool keeps_parents() const { return stride == 2; }
@@ -67,15 +69,15 @@ struct Numbering {
 constexpr std::uint64_t kSiblingsAhead = 4;
 
 // The numbering's columns at their full size, before the DFS, so that another thread can
-// fault their pages in (populate) while the DFS fills them: on one core the faults were
-// about a third of the DFS (docs/dominators.md).
+// fault their pages in (populate) while the DFS runs: on one core the faults were about a
+// third of the DFS (docs/dominators.md).
 Numbering numbering_columns(NodeId nodes) {
     Numbering n;
     n.stride = fits_memory_budget(std::uint64_t{nodes} * sizeof(DfsIndex)) ? 1 : 2;
     n.node.resize(nodes * n.stride);           // zeros: not reached
     n.vertex.reserve(std::size_t{nodes} + 1);  // no regrowing copies
     n.forest.reserve(std::size_t{nodes} + 1);
-    // A file's pages come in far faster by one sequential pass than by the DFS's random
+    // A file's pages come in far faster by one sequential pass than by number_by_node's random
     // first writes (--memory-limit 64M, 2 GB dump: step 7.9 s with the pass, 11.5 s without).
     if (n.node.in_file()) std::fill(n.node.begin(), n.node.end(), kUnnumbered);
     return n;
@@ -98,8 +100,6 @@ void number_nodes(const Csr& out, std::span<const NodeId> roots, NodeId nodes, N
     auto visit = [&](NodeId v, DfsIndex parent) {
         DfsIndex number = static_cast<DfsIndex>(n.vertex.size());
         seen.set(v);
-        n.node[v * n.stride] = number;
-        if (n.keeps_parents()) n.node[v * n.stride + 1] = parent;
         n.vertex.push_back(v);
         n.forest.push_back({parent, kNone});
         tick.step();
@@ -125,6 +125,19 @@ void number_nodes(const Csr& out, std::span<const NodeId> roots, NodeId nodes, N
             if (!seen.test(w)) visit(w, top.at);
         }
     }
+}
+
+// The numbers (and parents) by node, from the preorder once the DFS is done: their random
+// writes in parallel, and out of the DFS's way (2 GB BigHeap dump, three runs alternated:
+// the step 4.32-4.82 s against 4.98-5.36 s with the writes in the DFS).
+void number_by_node(Numbering& n) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(1, n.vertex.size()), [&](const auto& range) {
+        for (std::size_t w = range.begin(); w != range.end(); ++w) {
+            const std::size_t at = n.vertex[w] * n.stride;
+            n.node[at] = static_cast<DfsIndex>(w);
+            if (n.keeps_parents()) n.node[at + 1] = n.forest[w].ancestor;
+        }
+    });
 }
 
 // Step 2. The forest is linked in descending DFS numbers, so while w is searched a node is
@@ -174,7 +187,7 @@ private:
 // The nodes the search looks at: the roots and the objects with two or more referrers (a
 // row in `in`). Every other reached node has one referrer, its DFS parent. By number (below),
 // the search and step 3, which go through every number, skip the others without reading
-// each number's vertex; by node, a search whose records hold parents tells a referrer's kind.
+// each number's vertex; the rewrite of the rows before the search tells a referrer's kind.
 NodeBits searched_by_node(const Csr& in, std::span<const NodeId> roots, NodeId nodes) {
     NodeBits by_node(nodes);
     const std::size_t words = std::min(by_node.words(), (in.rows() + 63) / 64);
@@ -200,8 +213,8 @@ NodeBits searched_by_number(const NodeBits& by_node, const Column<NodeId>& verte
 }
 
 // Reads ahead of the search. Each searched node costs a few dependent misses (its row's
-// offset, the row, each referrer's record, then a forest slot); asking for them over the
-// next searched nodes in stages lets the misses of several nodes overlap.
+// offset, the row, then a forest slot for each referrer numbered above it); asking for them
+// over the next searched nodes in stages lets the misses of several nodes overlap.
 class ReadAhead {
 public:
     ReadAhead(const Numbering& n, const Csr& in, const NodeBits& searched, const Column<Slot>& slots)
@@ -220,29 +233,25 @@ public:
             const auto row = in_.of(n_.vertex[at(kTargets)]);
             if (!row.empty()) __builtin_prefetch(row.data());
         }
-        if (queued_ > kRecords)
-            for_some(at(kRecords), [&](NodeId pred) { __builtin_prefetch(n_.record(pred)); });
         if (queued_ > kSlots) {
             const DfsIndex x = at(kSlots);
-            for_some(x, [&](NodeId pred) { prefetch_slot(pred, x); });
+            const auto row = in_.of(n_.vertex[x]);
+            for (std::size_t i = 0; i < std::min(row.size(), kSomePreds); ++i) prefetch_slot(row[i], x);
         }
     }
 
-    // Within a long row, past what reached() asked for: records kSomePreds ahead, slots half
-    // as far.
-    void within_row(std::span<const NodeId> preds, std::size_t i, DfsIndex w) const {
-        if (i + kSomePreds < preds.size()) __builtin_prefetch(n_.record(preds[i + kSomePreds]));
-        if (i + kSomePreds / 2 < preds.size() && i + kSomePreds / 2 >= kSomePreds) prefetch_slot(preds[i + kSomePreds / 2], w);
+    // Within a long row, past what reached() asked for: slots kSomePreds ahead.
+    void within_row(std::span<const DfsIndex> row, std::size_t i, DfsIndex w) const {
+        if (i + kSomePreds < row.size()) prefetch_slot(row[i + kSomePreds], w);
     }
 
 private:
-    static constexpr std::size_t kDepth = 24, kRows = 23, kTargets = 14, kRecords = 8, kSlots = 3;
+    static constexpr std::size_t kDepth = 16, kRows = 15, kTargets = 8, kSlots = 3;
     // How many of a row's referrers reached() asks for; within_row() asks for the rest.
     static constexpr std::size_t kSomePreds = 16;
 
-    void prefetch_slot(NodeId pred, DfsIndex w) const {
-        const DfsIndex v = n_.number(pred);
-        if (v > w) __builtin_prefetch(&slots_[v]);  // else not reached (0), or not linked yet
+    void prefetch_slot(DfsIndex v, DfsIndex w) const {
+        if (v > w) __builtin_prefetch(&slots_[v]);  // else below w, or 0: the row's end
     }
     DfsIndex at(std::size_t i) const { return queue_[(head_ + i) % kDepth]; }
     bool scan() {
@@ -254,12 +263,6 @@ private:
         }
         return false;
     }
-    template <typename F>
-    void for_some(DfsIndex x, F f) const {
-        const auto row = in_.of(n_.vertex[x]);
-        for (std::size_t i = 0; i < std::min(row.size(), kSomePreds); ++i) f(row[i]);
-    }
-
     const Numbering& n_;
     const Csr& in_;
     const NodeBits& searched_;
@@ -269,11 +272,82 @@ private:
     std::size_t head_ = 0, queued_ = 0;
 };
 
+// What referrer `pred`, numbered v above w, gives w's search: where its eval may start. When
+// the records hold parents and v is not searched, v's one referrer, its DFS parent p (a node,
+// not the super root: roots are searched), is its semidominator: eval(v) is p when p is at
+// most w (p is then v's forest root, not counted), else eval(p) (which is below p: eval(p) <=
+// semi(p) < p). That spares the search v's slot, a random read in a file. In memory the same
+// step through the forest's slots cost more here than the search's evals saved (2 GB BigHeap
+// dump, three runs alternated: the step less its numbering 3.53-3.97 s with up to 4 such steps,
+// 2.57-2.87 s with none; before the rows were rewritten 3.05-3.55 s).
+DfsIndex eval_start(const Numbering& n, const NodeBits& searched, NodeId pred, DfsIndex v) {
+    return n.keeps_parents() && !searched.test(v) ? n.parent(pred) : v;
+}
+
+// Asks for the records of the referrers kAhead places on in numbered_rows()'s rows (they lie
+// one after the other).
+class RowsAhead {
+public:
+    RowsAhead(const Numbering& n, const NodeId* end) : n_(n), end_(end) {}
+    void ask(const NodeId* at) const {
+        if (at + kAhead < end_) __builtin_prefetch(n_.record(at[kAhead]));
+    }
+
+private:
+    static constexpr std::size_t kAhead = 32;
+    const Numbering& n_;
+    const NodeId* end_;  // of the rows the thread rewrites
+};
+
+// One row of numbered_rows(): written from its front while read, never past what is read.
+void number_row(const Numbering& n, const NodeBits& searched, DfsIndex w, NodeId* row, std::size_t size,
+                const RowsAhead& ahead) {
+    DfsIndex below = w;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+        ahead.ask(row + i);
+        const NodeId pred = row[i];
+        DfsIndex v = n.number(pred);
+        if (v == kUnnumbered) continue;  // an unreached referrer does not dominate anything
+        if (v > w) v = eval_start(n, searched, pred, v);
+        if (v > w)
+            row[kept++] = v;
+        else
+            below = std::min(below, v);  // v == w: a self-reference
+    }
+    if (below < w) row[kept++] = below;  // room: the referrer it came from was not kept
+    std::fill(row + kept, row + size, kUnnumbered);  // no node id is left for ReadAhead to take
+}
+
+// Before the search, in parallel, each searched object w's referrer row becomes in place what
+// the search needs of it: the numbers above w to eval (eval_start), then the smallest number
+// below w if there is one, then 0s to the row's end; the unreached are left out. In the
+// search each read of a referrer's number waited on the row before it; here they overlap,
+// asked for ahead (2 GB BigHeap dump, the step less its numbering, three runs alternated:
+// 2.76-3.30 s against 3.56-3.89 s). The roots' rows are not read.
+void numbered_rows(Csr& in, const Numbering& n, const NodeBits& searched, std::span<const NodeId> roots) {
+    const std::size_t words = (in.rows() + 63) / 64;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
+        auto root = std::lower_bound(roots.begin(), roots.end(), static_cast<NodeId>(range.begin() * 64));
+        const auto end = static_cast<NodeId>(std::min<std::size_t>(range.end() * 64, in.rows()));
+        const RowsAhead ahead(n, in.targets.data() + in.begin(end));
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            for (std::uint64_t word = in.nonempty_word(i); word != 0; word &= word - 1) {
+                const NodeId u = static_cast<NodeId>(i * 64 + static_cast<std::size_t>(std::countr_zero(word)));
+                const DfsIndex w = n.number(u);
+                while (root != roots.end() && *root < u) ++root;
+                if (w == kUnnumbered || (root != roots.end() && *root == u)) continue;
+                NodeId* row = in.targets.data() + in.begin(u);
+                number_row(n, searched, w, row, in.begin(u + 1) - in.begin(u), ahead);
+            }
+        }
+    });
+}
+
 // `parents` gets the DFS parent of each searched node, in the search's descending order:
 // step 3 reads them back from the end instead of each node's record at random.
-// `searched_nodes` is by node, and asked only where the records hold parents.
-Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& searched,
-                                const NodeBits& searched_nodes, std::span<const NodeId> roots,
+// `in`'s rows are as numbered_rows() leaves them.
+Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& searched, std::span<const NodeId> roots,
                                 HugeVector<DfsIndex>& parents, const Progress& progress) {
     const std::size_t size = n.vertex.size();
     Ticker tick(progress, 4 * n.nodes(), n.nodes());
@@ -307,23 +381,12 @@ Column<DfsIndex> semidominators(Numbering& n, const Csr& in, const NodeBits& sea
         // No referrer can bring a semidominator below the super root's 0: a root's referrers
         // are not read at all, and a node's stop at the first that gives 0 (on the 2 GB BigHeap
         // dump half of the 59.5M referrers the search meets, 11.8M of them the roots').
-        const std::span<const NodeId> preds = root ? std::span<const NodeId>{} : in.of(node);
-        for (std::size_t i = 0; i < preds.size() && semi != 0; ++i) {
-            ahead.within_row(preds, i, w);
-            const NodeId pred = preds[i];
-            const DfsIndex v = n.number(pred);
-            if (v == kUnnumbered) continue;  // an unreached referrer does not dominate anything
-            if (v <= w) {
-                semi = std::min(semi, v);  // v == w: a self-reference
-            } else if (n.keeps_parents() && !searched_nodes.test(pred)) {
-                // v's one referrer is its parent p, and semi(v) = p: eval(v) is p while p is
-                // unlinked (the forest root, excluded) and eval(p) < p once p is linked. The
-                // record read above gave p: v's own slot is not read.
-                const DfsIndex p = n.parent(pred);
-                semi = std::min(semi, p <= w ? p : forest.eval(p, w));
-            } else {
-                semi = std::min(semi, forest.eval(v, w));
-            }
+        const std::span<const DfsIndex> row = root ? std::span<const DfsIndex>{} : in.of(node);
+        for (std::size_t i = 0; i < row.size() && semi != 0; ++i) {
+            const DfsIndex v = row[i];
+            if (v == kUnnumbered) break;  // the row's end
+            ahead.within_row(row, i, w);
+            semi = std::min(semi, v < w ? v : forest.eval(v, w));
         }
         forest.link(w, semi);
     }
@@ -412,11 +475,12 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
 
 namespace {
 
-// `release(csr)` is called on each CSR once the algorithm no longer reads it.
+// `release(csr)` is called on each CSR once the algorithm no longer reads it; `before_rewrite`
+// before the referrer rows are rewritten (numbered_rows).
 template <typename Release>
-DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
-                         const ShallowSizes& shallow, const Progress& progress,
-                         const std::vector<std::function<void()>>& beside, Release release) {
+DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots, const ShallowSizes& shallow,
+                         const Progress& progress, const std::vector<std::function<void()>>& beside,
+                         Release release, const std::function<void()>& before_rewrite) {
     const NodeId nodes = static_cast<NodeId>(out.rows());
     using Clock = std::chrono::steady_clock;
     auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
@@ -440,6 +504,7 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     });
     const auto numbering_started = Clock::now();
     number_nodes(out, roots, nodes, n, progress);
+    number_by_node(n);
     numbering_seconds = seconds_since(numbering_started);
     double waited_seconds = 0;
     auto release_out = [&] {
@@ -451,11 +516,11 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
     };
     if (!beside_search) release_out();
     const auto search_started = Clock::now();
-    NodeBits searched_nodes = searched_by_node(in, roots, nodes);
-    const NodeBits searched = searched_by_number(searched_nodes, n.vertex);
-    if (!n.keeps_parents()) searched_nodes = NodeBits{};
+    const NodeBits searched = searched_by_number(searched_by_node(in, roots, nodes), n.vertex);
+    if (before_rewrite) before_rewrite();
+    numbered_rows(in, n, searched, roots);
     HugeVector<DfsIndex> parents;
-    Column<DfsIndex> idom = semidominators(n, in, searched, searched_nodes, roots, parents, progress);
+    Column<DfsIndex> idom = semidominators(n, in, searched, roots, parents, progress);
     release(in);
     immediate_dominators(searched, parents, idom, nodes, progress);
     const std::uint64_t condensed = parents.size();
@@ -476,7 +541,10 @@ DominatorTree dominators(const Csr& out, const Csr& in, std::span<const NodeId> 
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                                  const ShallowSizes& shallow, const Progress& progress,
                                  const std::vector<std::function<void()>>& beside) {
-    return dominators(out, in, roots, shallow, progress, beside, [](const Csr&) {});
+    Csr rows = in;  // the search rewrites its referrer rows
+    return dominators(out, rows, roots, shallow, progress, beside, [&](const Csr& csr) {
+        if (&csr == &rows) rows = Csr{};
+    }, {});
 }
 
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
@@ -491,7 +559,7 @@ DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const No
         if (before_release) before_release();
         freeing.run([dead = std::make_shared<Csr>(std::move(owned))] { *dead = Csr{}; });
         owned = Csr{};
-    });
+    }, before_release);
     freeing.wait();
     return tree;
 }
