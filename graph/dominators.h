@@ -26,8 +26,9 @@ struct RetainedOptions {
     // thread is free first, in the order given: the longest first.
     std::vector<std::function<void()>> beside{};
     Progress progress{};  // of the dominator step, in four phases over the nodes
-    // With release_edges: called before the first rows are freed, so that a reader of them
-    // on another thread (the index keeping the graph, cli/indexed.cpp) is done first.
+    // With release_edges: called before the first rows are freed or the referrer rows are
+    // rewritten (the search's numbers in place), so that a reader of them on another thread
+    // (the index keeping the graph, cli/indexed.cpp) is done first.
     std::function<void()> before_release{};
 };
 
@@ -61,12 +62,13 @@ struct DominatorTree {
 // Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path
 // compression, on dense uint32_t arrays. `roots` must be ascending and distinct; `shallow`
 // is indexed by node. Deterministic for a given graph.
-// `beside` runs alongside steps 1 and 2 (see RetainedOptions).
+// `beside` runs alongside steps 1 and 2 (see RetainedOptions). The search rewrites the
+// referrer rows in place to what it reads of them: this form rewrites a copy of `in`'s.
 DominatorTree compute_dominators(const Csr& out, const Csr& in, std::span<const NodeId> roots,
                                  const ShallowSizes& shallow, const Progress& progress = {},
                                  const std::vector<std::function<void()>>& beside = {});
-// The same, freeing `out` once numbered and `in` once the semidominators are known, each
-// after calling `before_release`.
+// The same, rewriting `in`'s rows themselves, and freeing `out` once numbered and `in` once
+// the semidominators are known, calling `before_release` before any of these.
 DominatorTree compute_dominators_releasing(Csr& out, Csr& in, std::span<const NodeId> roots,
                                            const ShallowSizes& shallow, const Progress& progress = {},
                                            const std::vector<std::function<void()>>& beside = {},

@@ -412,6 +412,31 @@ TEST_CASE("dominators: the Lengauer-Tarjan paper graph gets the paper's dominato
     CHECK(bytes[D] == 36);
 }
 
+TEST_CASE("dominators: the caller's referrer rows are left as they were, and the releasing form rewrites and frees its own") {
+    // The search rewrites referrer rows to DFS numbers in place: compute_dominators must do
+    // that on a copy. The paper graph's shared objects, with an unreached referrer (13 -> I).
+    enum : NodeId { R, A, B, C, D, E, F, G, H, I, J, K, L, X };
+    TestGraph g{14,
+                {{R, A}, {R, B}, {R, C}, {A, D}, {B, A}, {B, D}, {B, E}, {C, F}, {C, G}, {D, L}, {E, H},
+                 {F, I}, {G, I}, {G, J}, {H, E}, {H, K}, {I, K}, {J, I}, {K, I}, {K, R}, {L, H}, {X, I}},
+                {R}};
+    const Computed kept = compute(g);
+    const graph::Csr fresh = make_csr(g.edges, g.nodes, false);
+    CHECK(std::vector<NodeId>(kept.in.targets.begin(), kept.in.targets.end()) ==
+          std::vector<NodeId>(fresh.targets.begin(), fresh.targets.end()));
+    graph::Csr out = make_csr(g.edges, g.nodes, true), in = make_csr(g.edges, g.nodes, false);
+    bool called = false;
+    const graph::DominatorTree tree =
+        graph::compute_dominators_releasing(out, in, g.roots, kept.shallow, {}, {}, [&] { called = true; });
+    CHECK(called);
+    CHECK(out.empty());
+    CHECK(in.empty());
+    CHECK(std::vector<NodeId>(tree.idom.begin(), tree.idom.end()) ==
+          std::vector<NodeId>(kept.tree.idom.begin(), kept.tree.idom.end()));
+    CHECK(tree.idom[X] == kUnreached);
+    CHECK(tree.idom[I] == R);
+}
+
 TEST_CASE("dominators: a cycle entered at a root is dominated around the cycle from that root") {
     // 0 -> 1 -> 2 -> 3 -> 0, rooted at 2: 2 dominates 3, 3 dominates 0, 0 dominates 1.
     TestGraph g{4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, {2}};
