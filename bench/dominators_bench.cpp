@@ -1,9 +1,9 @@
 // Dominators + retained sizes on a heap-shaped graph (bench/heap_shape.h): vertices (objects)
 // per second, the condensed share (the objects the general algorithm searched), and the peak
 // resident bytes per vertex while they run (VmHWM after resetting it through
-// /proc/self/clear_refs; the graph's CSRs stay resident throughout and count). Each run takes copies of
-// the CSRs made while the clock is stopped and frees them as it goes, as the CLI's step does
-// (the search rewrites the referrer rows in place).
+// /proc/self/clear_refs; the graph's CSRs stay resident throughout and count). Each run takes
+// copies of the CSRs, made while the clock is stopped, and frees them as it goes, as the
+// CLI's step does (the search rewrites the referrer rows in place).
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -47,7 +47,8 @@ void dominators(benchmark::State& state) {
         state.ResumeTiming();
     }
     // The budget counts the CSR (both directions) and what the dominator step adds at its
-    // peak; the process peak also holds the node attributes (kind, class, shallow size).
+    // peak, past the copies it frees as it goes; the process peak also holds the node
+    // attributes (kind, class, shallow size).
     state.counters["csr_bytes/vertex"] = static_cast<double>(csr_bytes(g.out) + csr_bytes(g.in)) / vertices;
     state.counters["dom_peak_bytes/vertex"] = static_cast<double>(extra) / vertices;
     state.counters["vertices/s"] = benchmark::Counter(static_cast<double>(vertices) * state.iterations(),
