@@ -284,28 +284,17 @@ DfsIndex eval_start(const Numbering& n, const NodeBits& searched, NodeId pred, D
     return n.keeps_parents() && !searched.test(v) ? n.parent(pred) : v;
 }
 
-// Asks for the records of the referrers kAhead places on in numbered_rows()'s rows (they lie
-// one after the other).
-class RowsAhead {
-public:
-    RowsAhead(const Numbering& n, const NodeId* end) : n_(n), end_(end) {}
-    void ask(const NodeId* at) const {
-        if (at + kAhead < end_) __builtin_prefetch(n_.record(at[kAhead]));
-    }
-
-private:
-    static constexpr std::size_t kAhead = 32;
-    const Numbering& n_;
-    const NodeId* end_;  // of the rows the thread rewrites
-};
+// How far ahead numbered_rows() asks for referrers' records: its rows lie one after another.
+constexpr std::size_t kRecordsAhead = 32;
 
 // One row of numbered_rows(): written from its front while read, never past what is read.
+// `end`: the end of the rows this thread rewrites; it reads ahead no further.
 void number_row(const Numbering& n, const NodeBits& searched, DfsIndex w, NodeId* row, std::size_t size,
-                const RowsAhead& ahead) {
+                const NodeId* end) {
     DfsIndex below = w;
     std::size_t kept = 0;
     for (std::size_t i = 0; i < size; ++i) {
-        ahead.ask(row + i);
+        if (end - (row + i) > std::ptrdiff_t{kRecordsAhead}) __builtin_prefetch(n.record(row[i + kRecordsAhead]));
         const NodeId pred = row[i];
         DfsIndex v = n.number(pred);
         if (v == kUnnumbered) continue;  // an unreached referrer does not dominate anything
@@ -330,7 +319,7 @@ void numbered_rows(Csr& in, const Numbering& n, const NodeBits& searched, std::s
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
         auto root = std::lower_bound(roots.begin(), roots.end(), static_cast<NodeId>(range.begin() * 64));
         const auto end = static_cast<NodeId>(std::min<std::size_t>(range.end() * 64, in.rows()));
-        const RowsAhead ahead(n, in.targets.data() + in.begin(end));
+        const NodeId* rows_end = in.targets.data() + in.begin(end);
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
             for (std::uint64_t word = in.nonempty_word(i); word != 0; word &= word - 1) {
                 const NodeId u = static_cast<NodeId>(i * 64 + static_cast<std::size_t>(std::countr_zero(word)));
@@ -338,7 +327,7 @@ void numbered_rows(Csr& in, const Numbering& n, const NodeBits& searched, std::s
                 while (root != roots.end() && *root < u) ++root;
                 if (w == kUnnumbered || (root != roots.end() && *root == u)) continue;
                 NodeId* row = in.targets.data() + in.begin(u);
-                number_row(n, searched, w, row, in.begin(u + 1) - in.begin(u), ahead);
+                number_row(n, searched, w, row, in.begin(u + 1) - in.begin(u), rows_end);
             }
         }
     });
