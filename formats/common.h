@@ -19,6 +19,7 @@ using Bytes = std::span<const std::uint8_t>;
 inline Bytes bytes_at(Bytes bytes, std::uint64_t offset, std::uint64_t count) {
     return offset <= bytes.size() && count <= bytes.size() - offset ? bytes.subspan(offset, count) : Bytes{};
 }
+
 using ObjectId = std::uint64_t;  // an address (HPROF identifier) as written in the dump
 
 enum class DumpFormat { hprof, gzip, phd, classic, unknown };

@@ -187,7 +187,7 @@ private:
 // The nodes the search looks at: the roots and the objects with two or more referrers (a
 // row in `in`). Every other reached node has one referrer, its DFS parent. By number (below),
 // the search and step 3, which go through every number, skip the others without reading
-// each number's vertex; the rewrite of the rows before the search tells a referrer's kind.
+// each number's vertex; the bits by node are made only to be turned into those.
 NodeBits searched_by_node(const Csr& in, std::span<const NodeId> roots, NodeId nodes) {
     NodeBits by_node(nodes);
     const std::size_t words = std::min(by_node.words(), (in.rows() + 63) / 64);
@@ -326,8 +326,8 @@ void numbered_rows(Csr& in, const Numbering& n, const NodeBits& searched, std::s
                 const DfsIndex w = n.number(u);
                 while (root != roots.end() && *root < u) ++root;
                 if (w == kUnnumbered || (root != roots.end() && *root == u)) continue;
-                NodeId* row = in.targets.data() + in.begin(u);
-                number_row(n, searched, w, row, in.begin(u + 1) - in.begin(u), rows_end);
+                const std::uint64_t begin = in.begin(u);
+                number_row(n, searched, w, in.targets.data() + begin, in.begin(u + 1) - begin, rows_end);
             }
         }
     });

@@ -113,6 +113,20 @@ DumpValues values_over(const std::vector<std::uint8_t>& file) {
     return values;
 }
 
+// The duplicates find_duplicates() gives on the graph of `in`, every node counted, inside an
+// arena of `threads` (by default, the machine's).
+analysis::ContentFindings duplicates_of(graph::HeapInput&& in, const std::vector<std::uint64_t>& addresses,
+                                        const DumpValues& values, int threads = tbb::task_arena::automatic) {
+    const std::size_t n = addresses.size();
+    graph::HeapGraph g = graph::build_heap_graph(std::move(in));
+    const AddressIndex index = AddressIndex::of(addresses);
+    graph::NodeBits counted(n);
+    for (graph::NodeId v = 0; v < n; ++v) counted.set(v);
+    analysis::ContentFindings out;
+    tbb::task_arena(threads).execute([&] { analysis::find_duplicates(g, counted, index, values, 10, out); });
+    return out;
+}
+
 // Duplicate arrays among byte[4] arrays laid end to end in a made-up `file`, each hashed as
 // the decode hashes it, found inside an arena of `threads`.
 analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& file, int threads) {
@@ -128,13 +142,7 @@ analysis::ContentFindings arrays_grouped(const std::vector<std::uint8_t>& file, 
     in.classes = {{"byte[]", graph::kNoNode, graph::kNoNode}};
     in.types.assign(n, graph::NodeKind::primitive_array, 0);
     in.shallow_bytes.assign(n, 24);
-    graph::HeapGraph g = graph::build_heap_graph(std::move(in));
-    const AddressIndex index = AddressIndex::of(addresses);
-    graph::NodeBits counted(n);
-    for (graph::NodeId v = 0; v < n; ++v) counted.set(v);
-    analysis::ContentFindings out;
-    tbb::task_arena(threads).execute([&] { analysis::find_duplicates(g, counted, index, values, 10, out); });
-    return out;
+    return duplicates_of(std::move(in), addresses, values, threads);
 }
 
 // Arrays of four equal bytes, `contents[i]` the i-th array's.
@@ -143,10 +151,6 @@ std::vector<std::uint8_t> arrays_of(const std::vector<std::uint8_t>& contents) {
     for (std::uint8_t c : contents) file.insert(file.end(), {c, c, c, c});
     return file;
 }
-
-}  // namespace
-
-namespace {
 
 // Duplicate strings among Strings whose byte[] values all hold `value`, String i with
 // coder `coders[i]` (0 Latin-1, 1 UTF-16), each value hashed as the decode hashes it.
@@ -170,13 +174,7 @@ analysis::ContentFindings strings_grouped(const std::vector<std::uint8_t>& value
                                  static_cast<std::uint8_t>(BasicType::byte), content_hash(Bytes(file.data() + value.size() * i, value.size()))});
     }
     in.shallow_bytes.assign(2 * n, 24);
-    graph::HeapGraph g = graph::build_heap_graph(std::move(in));
-    const AddressIndex index = AddressIndex::of(addresses);
-    graph::NodeBits counted(2 * n);
-    for (graph::NodeId v = 0; v < 2 * n; ++v) counted.set(v);
-    analysis::ContentFindings out;
-    analysis::find_duplicates(g, counted, index, values, 10, out);
-    return out;
+    return duplicates_of(std::move(in), addresses, values);
 }
 
 }  // namespace
