@@ -203,12 +203,15 @@ const NodeBits& reachable_of(const HeapGraph& graph, NodeBits& walked) {
 namespace {
 
 // Rows of fewer than two referrers become empty: an object with one referrer is immediately
-// dominated by it, and no step reads its row. `counts[w + 1]` holds w's referrers on entry;
+// dominated by it, and no step reads its row. Nor does any step read a root's (the dominator
+// search gives a root the super root as semidominator without reading its referrers): the
+// roots' rows become empty too. `counts[w + 1]` holds w's referrers on entry;
 // on return `offsets[w]` is w's row start and `multi` has w's bit set when it has a row (the
 // bits the referrer rows then keep: Csr::set_starts_of).
 template <typename Offset>
-NodeBits keep_shared_rows(Column<Offset>& offsets) {
+NodeBits keep_shared_rows(Column<Offset>& offsets, std::span<const NodeId> roots) {
     const std::size_t n = offsets.size() - 1;
+    for (NodeId r : roots) offsets[r + 1] = 0;
     NodeBits multi(n + 1);  // a bit for n too, never set: the rows' end ranks through it
     // A word of bits a step, so that no two threads write one word.
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, multi.words(), kScanGrain / 64), [&](const auto& r) {
@@ -230,7 +233,7 @@ NodeBits keep_shared_rows(Column<Offset>& offsets) {
 // worker owns a range of targets and scans every edge, sources ascending: no atomics, and
 // every row comes out sorted by source, the same for any number of workers.
 template <typename Offset>
-Csr transpose_with(const Csr& out, const Progress& progress) {
+Csr transpose_with(const Csr& out, const Progress& progress, std::span<const NodeId> roots) {
     const std::size_t n = out.rows();
     const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(
         static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()), n / 65536 + 1));
@@ -254,7 +257,7 @@ Csr transpose_with(const Csr& out, const Progress& progress) {
             if (p == 0 && progress) progress(static_cast<std::uint64_t>(static_cast<double>(n) * end / edges), 2 * n);
         }
     });
-    NodeBits multi = keep_shared_rows(starts);
+    NodeBits multi = keep_shared_rows(starts, roots);
     in.targets.resize(starts[n]);
     // starts[w] is w's cursor while scattering (ends_to_starts).
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
@@ -316,7 +319,7 @@ private:
 constexpr std::size_t kMaxPartFiles = 512;
 
 template <typename Offset>
-Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t window_bytes) {
+Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t window_bytes, std::span<const NodeId> roots) {
     const std::size_t n = out.rows();
     // A part's window: its counts and shared flags, and its share of the rows (at most every edge).
     const std::uint64_t bytes = n * (sizeof(Offset) + 1) + out.targets.size() * sizeof(NodeId) + 1;
@@ -342,7 +345,7 @@ Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t w
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         each_of_part(p, [&](PartEdges::Pair e) { ++starts[e.target + 1]; });
     });
-    NodeBits multi = keep_shared_rows(starts);
+    NodeBits multi = keep_shared_rows(starts, roots);
     if (progress) progress(n, 2 * n);
     Csr in;
     in.targets.resize(starts[n]);
@@ -358,20 +361,21 @@ Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t w
 }
 
 template <typename Offset>
-Csr transpose_as(const Csr& out, const Progress& progress, std::uint64_t window_bytes) {
+Csr transpose_as(const Csr& out, const Progress& progress, std::uint64_t window_bytes, std::span<const NodeId> roots) {
     // Columns in files: parts that fit a quarter of what the pager leaves mapped (two run at once).
     if (!window_bytes && (out.targets.in_file() || !fits_memory_budget(out.rows() * (sizeof(Offset) + 1))))
         window_bytes = kFilePagesFloorBytes / 4;
-    return window_bytes ? transpose_in_parts<Offset>(out, progress, window_bytes) : transpose_with<Offset>(out, progress);
+    return window_bytes ? transpose_in_parts<Offset>(out, progress, window_bytes, roots) : transpose_with<Offset>(out, progress, roots);
 }
 
 }  // namespace
 
 // Counts and cursors of 4 bytes while every count fits: half the bytes of the random
 // increments and writes, and the column is kept as the row offsets without a copy.
-Csr transpose(const Csr& out, const Progress& progress, std::uint64_t narrow_targets, std::uint64_t window_bytes) {
-    return out.targets.size() <= narrow_targets ? transpose_as<std::uint32_t>(out, progress, window_bytes)
-                                            : transpose_as<std::uint64_t>(out, progress, window_bytes);
+Csr transpose(const Csr& out, const Progress& progress, std::uint64_t narrow_targets, std::uint64_t window_bytes,
+              std::span<const NodeId> roots) {
+    return out.targets.size() <= narrow_targets ? transpose_as<std::uint32_t>(out, progress, window_bytes, roots)
+                                            : transpose_as<std::uint64_t>(out, progress, window_bytes, roots);
 }
 
 HeapGraph build_heap_graph(HeapInput input) {
@@ -389,7 +393,7 @@ HeapGraph build_heap_graph(HeapInput input) {
     std::sort(graph.root_nodes.begin(), graph.root_nodes.end());
     graph.root_nodes.erase(std::unique(graph.root_nodes.begin(), graph.root_nodes.end()),
                            graph.root_nodes.end());
-    graph.in = transpose(graph.out, input.progress);
+    graph.in = transpose(graph.out, input.progress, 0xFFFFFFFFu, 0, graph.root_nodes);
     return graph;
 }
 
