@@ -372,8 +372,8 @@ Csr transpose_as(const Csr& out, const Progress& progress, std::uint64_t window_
 
 // Counts and cursors of 4 bytes while every count fits: half the bytes of the random
 // increments and writes, and the column is kept as the row offsets without a copy.
-Csr transpose(const Csr& out, const Progress& progress, std::uint64_t narrow_targets, std::uint64_t window_bytes,
-              std::span<const NodeId> roots) {
+Csr transpose(const Csr& out, std::span<const NodeId> roots, const Progress& progress, std::uint64_t narrow_targets,
+              std::uint64_t window_bytes) {
     return out.targets.size() <= narrow_targets ? transpose_as<std::uint32_t>(out, progress, window_bytes, roots)
                                             : transpose_as<std::uint64_t>(out, progress, window_bytes, roots);
 }
@@ -393,7 +393,7 @@ HeapGraph build_heap_graph(HeapInput input) {
     std::sort(graph.root_nodes.begin(), graph.root_nodes.end());
     graph.root_nodes.erase(std::unique(graph.root_nodes.begin(), graph.root_nodes.end()),
                            graph.root_nodes.end());
-    graph.in = transpose(graph.out, input.progress, 0xFFFFFFFFu, 0, graph.root_nodes);
+    graph.in = transpose(graph.out, graph.root_nodes, input.progress);
     return graph;
 }
 

@@ -181,8 +181,8 @@ HeapGraph build_heap_graph(HeapInput input);
 // 0 in tests, for the 64-bit path), else 64-bit. When the columns are in files (or with a
 // `window_bytes`, in tests) the edges are first sorted into parts of targets whose counts and
 // rows fit that window, so the random writes stay within pages the pager leaves mapped.
-Csr transpose(const Csr& out, const Progress& progress = {}, std::uint64_t narrow_targets = 0xFFFFFFFFu,
-              std::uint64_t window_bytes = 0, std::span<const NodeId> roots = {});
+Csr transpose(const Csr& out, std::span<const NodeId> roots = {}, const Progress& progress = {},
+              std::uint64_t narrow_targets = 0xFFFFFFFFu, std::uint64_t window_bytes = 0);
 
 // Nodes reachable from `starts` along out-edges, a bit per node.
 NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts);

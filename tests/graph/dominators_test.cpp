@@ -336,7 +336,7 @@ TEST_CASE("dominators: the referrer rows of a graph spanning many blocks equal a
     for (const std::uint64_t window_bytes : {std::uint64_t{0}, std::uint64_t{64} << 10}) {
         CAPTURE(narrow_targets);
         CAPTURE(window_bytes);
-        const graph::Csr in = graph::transpose(out, {}, narrow_targets, window_bytes);
+        const graph::Csr in = graph::transpose(out, {}, {}, narrow_targets, window_bytes);
         REQUIRE(in.rows() == g.nodes);
         std::size_t mismatches = 0, shared = 0;
         for (NodeId v = 0; v < g.nodes; ++v) {
@@ -544,7 +544,7 @@ TEST_CASE("dominators: the roots' referrer rows are left out of the transpose, a
         const graph::ShallowSizes shallow = shallow_sizes(g.nodes);
         // In memory, and through parts of targets as when the columns are in files.
         for (const std::uint64_t window_bytes : {std::uint64_t{0}, std::uint64_t{256}}) {
-            const graph::Csr in = graph::transpose(out, {}, 0xFFFFFFFFu, window_bytes, g.roots);
+            const graph::Csr in = graph::transpose(out, g.roots, {}, 0xFFFFFFFFu, window_bytes);
             std::size_t mismatches = 0;
             for (NodeId v = 0; v < g.nodes; ++v) {
                 const bool root = std::find(g.roots.begin(), g.roots.end(), v) != g.roots.end();
