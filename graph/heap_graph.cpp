@@ -233,7 +233,7 @@ NodeBits keep_shared_rows(Column<Offset>& offsets, std::span<const NodeId> roots
 // worker owns a range of targets and scans every edge, sources ascending: no atomics, and
 // every row comes out sorted by source, the same for any number of workers.
 template <typename Offset>
-Csr transpose_with(const Csr& out, const Progress& progress, std::span<const NodeId> roots) {
+Csr transpose_with(const Csr& out, std::span<const NodeId> roots, const Progress& progress) {
     const std::size_t n = out.rows();
     const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(
         static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()), n / 65536 + 1));
@@ -319,7 +319,7 @@ private:
 constexpr std::size_t kMaxPartFiles = 512;
 
 template <typename Offset>
-Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t window_bytes, std::span<const NodeId> roots) {
+Csr transpose_in_parts(const Csr& out, std::span<const NodeId> roots, const Progress& progress, std::uint64_t window_bytes) {
     const std::size_t n = out.rows();
     // A part's window: its counts and shared flags, and its share of the rows (at most every edge).
     const std::uint64_t bytes = n * (sizeof(Offset) + 1) + out.targets.size() * sizeof(NodeId) + 1;
@@ -361,11 +361,11 @@ Csr transpose_in_parts(const Csr& out, const Progress& progress, std::uint64_t w
 }
 
 template <typename Offset>
-Csr transpose_as(const Csr& out, const Progress& progress, std::uint64_t window_bytes, std::span<const NodeId> roots) {
+Csr transpose_as(const Csr& out, std::span<const NodeId> roots, const Progress& progress, std::uint64_t window_bytes) {
     // Columns in files: parts that fit a quarter of what the pager leaves mapped (two run at once).
     if (!window_bytes && (out.targets.in_file() || !fits_memory_budget(out.rows() * (sizeof(Offset) + 1))))
         window_bytes = kFilePagesFloorBytes / 4;
-    return window_bytes ? transpose_in_parts<Offset>(out, progress, window_bytes, roots) : transpose_with<Offset>(out, progress, roots);
+    return window_bytes ? transpose_in_parts<Offset>(out, roots, progress, window_bytes) : transpose_with<Offset>(out, roots, progress);
 }
 
 }  // namespace
@@ -374,8 +374,8 @@ Csr transpose_as(const Csr& out, const Progress& progress, std::uint64_t window_
 // increments and writes, and the column is kept as the row offsets without a copy.
 Csr transpose(const Csr& out, std::span<const NodeId> roots, const Progress& progress, std::uint64_t narrow_targets,
               std::uint64_t window_bytes) {
-    return out.targets.size() <= narrow_targets ? transpose_as<std::uint32_t>(out, progress, window_bytes, roots)
-                                            : transpose_as<std::uint64_t>(out, progress, window_bytes, roots);
+    return out.targets.size() <= narrow_targets ? transpose_as<std::uint32_t>(out, roots, progress, window_bytes)
+                                            : transpose_as<std::uint64_t>(out, roots, progress, window_bytes);
 }
 
 HeapGraph build_heap_graph(HeapInput input) {
