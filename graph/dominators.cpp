@@ -508,15 +508,22 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
     const NodeBits searched = searched_by_number(searched_by_node(in, roots, nodes), n.vertex);
     if (before_rewrite) before_rewrite();
     numbered_rows(in, n, searched, roots);
+    const double rewrite_seconds = seconds_since(search_started);
+    const auto semi_started = Clock::now();
     HugeVector<DfsIndex> parents;
     Column<DfsIndex> idom = semidominators(n, in, searched, roots, parents, progress);
+    const double semi_seconds = seconds_since(semi_started);
     release(in);
     immediate_dominators(searched, parents, idom, nodes, progress);
     const std::uint64_t condensed = parents.size();
     // The walks, a prefault behind the DFS, may end after the search; the rows go before
     // the sums make their outputs.
     if (beside_search) release_out();
+    const auto sums_started = Clock::now();
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
+    tree.sums_seconds = seconds_since(sums_started);
+    tree.rewrite_seconds = rewrite_seconds;
+    tree.semi_seconds = semi_seconds;
     tree.idom_by_number = std::move(idom);
     tree.condensed_nodes = condensed;
     tree.numbering_seconds = numbering_seconds;

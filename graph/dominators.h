@@ -57,6 +57,9 @@ struct DominatorTree {
     // spent, before the sums, on the walks beside it (running those not yet started, then
     // waiting for the others), as the out rows go only once they are done.
     double numbering_seconds = 0, search_seconds = 0, waited_seconds = 0;
+    // Parts of search_seconds: the rewrite of the referrer rows (with the searched-node bits
+    // before it), the semidominators' search, and the sums with their hand-over.
+    double rewrite_seconds = 0, semi_seconds = 0, sums_seconds = 0;
 };
 
 // Semi-NCA (Georgiadis, Tarjan, Werneck 2006) with iterative DFS and iterative path

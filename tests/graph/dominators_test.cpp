@@ -476,6 +476,11 @@ TEST_CASE("dominators: twenty thousand random graphs get Boost's Lengauer-Tarjan
             problems += "condensed referrer rows give another tree; ";
         condensed_nodes += condensed.condensed_nodes;
         reached_nodes += condensed.preorder.size();
+        // The parts the note names are spans within the step's time after the numbering.
+        const double parts = condensed.rewrite_seconds + condensed.semi_seconds + condensed.sums_seconds;
+        if (condensed.rewrite_seconds < 0 || condensed.semi_seconds < 0 || condensed.sums_seconds < 0 ||
+            parts > condensed.search_seconds + 1e-9)
+            problems += "the step's parts do not lie within its time; ";
         if (!problems.empty() && ++failures <= 5) {
             CAPTURE(i);
             CAPTURE(describe(g));
