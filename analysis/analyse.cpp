@@ -19,8 +19,8 @@ graph::Progress bar(const Options& options, const char* stage) {
     return [&options, stage](std::uint64_t done, std::uint64_t total) { options.progress({stage, done, total, "objects"}); };
 }
 
-// "condensed to 5.0M of 31.4M objects (16%); step 5.04 s (numbering 2.18 s; rewrite 0.45 s, search 2.11 s,
-// sums 0.48 s), 6.2M objects/s; paths 3.35 s and collections 0.74 s alongside, 0.34 s waited on": the
+// "condensed to 5.0M of 31.4M objects (16%); step 5.09 s (numbering 2.11 s; rewrite 0.51 s, search 2.00 s,
+// sums 0.44 s), 6.2M objects/s; paths 3.27 s and collections 0.75 s alongside, 0.15 s waited on": the
 // nodes the general algorithm searched, the dominator step's own time (the numbering, and the
 // main parts of the rest), the walks that ran beside it, and what the step spent on them
 // (running one itself or waiting) before its sums.
