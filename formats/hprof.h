@@ -68,6 +68,9 @@ std::string unknown_tag_name(const char* what, std::uint8_t tag);
 
 // Reads the 9-byte record header at `offset`; checks the tag is known and the body fits.
 std::variant<RecordFrame, DecodeError> read_record_frame(Bytes file, std::uint64_t offset);
+// The same from the bytes at `offset` alone (`header`: up to 9 of them, fewer where the file
+// of `file_size` bytes ends), for a reader that does not map the file there.
+std::variant<RecordFrame, DecodeError> read_record_frame(Bytes header, std::uint64_t offset, std::uint64_t file_size);
 
 // A record the end of the file cuts: its header is incomplete, or its tag is known and its
 // body runs past the end. Tells a dump cut short (`--allow-truncated`) from a damaged one;

@@ -3,6 +3,7 @@
 #include "byte_reader.h"
 #include "formats.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace heapgraph {
@@ -170,21 +171,26 @@ std::variant<HprofHeader, DecodeError> read_hprof_header(Bytes file) {
 }
 
 std::variant<RecordFrame, DecodeError> read_record_frame(Bytes file, std::uint64_t offset) {
-    ByteReader in(file, offset);
+    const Bytes header = offset < file.size() ? file.subspan(offset, std::min<std::uint64_t>(9, file.size() - offset)) : Bytes{};
+    return read_record_frame(header, offset, file.size());
+}
+
+std::variant<RecordFrame, DecodeError> read_record_frame(Bytes header, std::uint64_t offset, std::uint64_t file_size) {
+    ByteReader in(header);
     if (!in.has(9))
         return error_at(offset, "record header",
-                        "needs 9 bytes, file ends at " + hex_offset(file.size()));
+                        "needs 9 bytes, file ends at " + hex_offset(file_size));
     RecordFrame frame;
     frame.tag = in.u1();
     in.skip(4);  // time
     frame.body_length = in.u4();
-    frame.body_offset = in.pos();
+    frame.body_offset = offset + 9;
     if (!known_top_tag(frame.tag))
         return error_at(offset, hprof_tag_name(frame.tag), "is not a known top-level tag");
-    if (!in.has(frame.body_length))
+    if (frame.body_length > file_size - frame.body_offset)
         return error_at(offset, hprof_tag_name(frame.tag),
                         "needs " + std::to_string(frame.body_length) + " bytes, file ends at " +
-                            hex_offset(file.size()));
+                            hex_offset(file_size));
     return frame;
 }
 

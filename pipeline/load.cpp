@@ -86,6 +86,7 @@ struct Source {
     Bytes bytes;
     bool inflated = false;       // the content of a gzip file
     bool file_mapping = false;
+    int fd = -1;  // the dump file's, when `bytes` are its mapping as it is on disk
 };
 
 LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options);
@@ -125,7 +126,7 @@ LoadedDump load_source(Source source, DumpInfo info, const LoadOptions& options)
     switch (format) {
         case DumpFormat::hprof:
             info.format = source.inflated ? "hprof-gz" : "hprof";
-            return load_hprof(bytes, std::move(info), options, source.file_mapping);
+            return load_hprof(bytes, std::move(info), options, source.file_mapping, source.fd);
         case DumpFormat::gzip:
             if (source.inflated) break;
             return load_gzip(bytes, source.file_mapping, std::move(info), options);
@@ -161,7 +162,8 @@ LoadedDump load_dump_bytes(Bytes bytes, const std::string& name, const LoadOptio
 
 LoadedDump load_dump(const std::string& path, const LoadOptions& options) {
     auto file = std::make_shared<const MappedFile>(path);
-    LoadedDump loaded = read_intact(*file, [&] { return run_in_arena({file->bytes(), false, true}, path, options); });
+    LoadedDump loaded =
+        read_intact(*file, [&] { return run_in_arena({file->bytes(), false, true, file->fd()}, path, options); });
     if (loaded.source && !loaded.source->owner) {  // gzip: the inflated file
         loaded.source->owner = file;
         loaded.source->mapping = file.get();

@@ -22,6 +22,7 @@ public:
     MappedFile& operator=(const MappedFile&) = delete;
 
     std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
+    int fd() const { return fd_; }
 
     // Throws DumpError at the lowest offset a read failed at when the file shrank while it
     // was mapped (what was read from there on was zeros, not the file).
@@ -43,29 +44,19 @@ private:
 // would zero them). Keeps the peak RSS off the dump size.
 void release_pages(std::span<const std::uint8_t> bytes);
 
-// Asks the kernel to read the pages of `bytes` (a file mapping) into its page cache now, in
-// large requests, without waiting for them or mapping them (MADV_WILLNEED). Nothing where the
-// mapping reads ahead in huge folios itself (mapped_file.cpp).
-void read_ahead(std::span<const std::uint8_t> bytes);
-
 // A walk forward through a file mapping that drops what it has passed every `every` bytes
 // (64 MiB unless told). Even a walk that touches little (one header per record) needs it: a
 // page cache of large folios maps 2 MB a touch (Linux 6.18), and an HPROF scan that kept
-// what it passed mapped a 17 GB dump whole. Given `ahead`, it also keeps between `ahead` and
-// twice that asked for past where it is (read_ahead): a walk that skips about the file
-// otherwise waits on the disk for each fault the kernel's own read-ahead did not foresee. Does nothing when `enabled` is false (the bytes are not a file
-// mapping).
+// what it passed mapped a 17 GB dump whole. Does nothing when `enabled` is false (the bytes
+// are not a file mapping).
 class ReleaseBehind {
 public:
     static constexpr std::uint64_t kEvery = std::uint64_t{64} << 20;
-    ReleaseBehind(std::span<const std::uint8_t> file, bool enabled, std::uint64_t from = 0,
-                  std::uint64_t every = kEvery, std::uint64_t ahead = 0)
-        : file_(file), enabled_(enabled), released_(from), every_(every), ahead_(ahead), asked_(from) {}
+    ReleaseBehind(std::span<const std::uint8_t> file, bool enabled, std::uint64_t from = 0, std::uint64_t every = kEvery)
+        : file_(file), enabled_(enabled), released_(from), every_(every) {}
     // The walk has reached `offset`.
     void at(std::uint64_t offset) {
-        if (!enabled_) return;
-        if (ahead_ && offset + ahead_ > asked_ && asked_ < file_.size()) ask_ahead(offset);
-        if (offset - released_ < every_) return;
+        if (!enabled_ || offset - released_ < every_) return;
         release_pages(file_.subspan(released_, offset - released_));
         released_ = offset;
     }
@@ -75,15 +66,34 @@ public:
     }
 
 private:
-    void ask_ahead(std::uint64_t offset) {
-        const std::uint64_t from = std::max(asked_, offset), to = std::min<std::uint64_t>(file_.size(), offset + 2 * ahead_);
-        if (from < to) read_ahead(file_.subspan(from, to - from));
-        asked_ = to;
-    }
-
     std::span<const std::uint8_t> file_;
     bool enabled_;
-    std::uint64_t released_, every_, ahead_, asked_;
+    std::uint64_t released_, every_;
+};
+
+// Reads small pieces of a file mapping that lie far apart (the headers of records whose
+// bodies a scan skips) without the kernel reading what lies around them: a piece whose page
+// is not in the page cache is read from the disk past the cache (O_DIRECT), since a fault
+// there would read megabytes (a huge folio and its read-ahead) and even a buffered read
+// would leave a small folio that splits the 2 MB ones a later pass reads in. On a dump
+// not in the page cache, the HPROF scan so reads a few MB instead of the whole file.
+// With `fd` < 0, or where O_DIRECT is refused (tmpfs), it reads the mapping.
+class SparseReader {
+public:
+    SparseReader(std::span<const std::uint8_t> file, int fd);
+    ~SparseReader();
+    SparseReader(const SparseReader&) = delete;
+    SparseReader& operator=(const SparseReader&) = delete;
+    // Up to `n` (at most a page) bytes at `offset`, fewer where the file ends; valid until the
+    // next call.
+    std::span<const std::uint8_t> read(std::uint64_t offset, std::size_t n);
+
+private:
+    bool cached(std::uint64_t offset) const;
+    void advise(int advice) const;
+    std::span<const std::uint8_t> file_;
+    int direct_ = -1;
+    std::uint8_t* buffer_ = nullptr;
 };
 
 }  // namespace heapgraph
