@@ -171,7 +171,8 @@ std::variant<HprofHeader, DecodeError> read_hprof_header(Bytes file) {
 }
 
 std::variant<RecordFrame, DecodeError> read_record_frame(Bytes file, std::uint64_t offset) {
-    const Bytes header = offset < file.size() ? file.subspan(offset, std::min<std::uint64_t>(9, file.size() - offset)) : Bytes{};
+    const Bytes header =
+        offset < file.size() ? file.subspan(offset, std::min<std::uint64_t>(9, file.size() - offset)) : Bytes{};
     return read_record_frame(header, offset, file.size());
 }
 

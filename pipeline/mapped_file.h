@@ -52,7 +52,8 @@ void release_pages(std::span<const std::uint8_t> bytes);
 class ReleaseBehind {
 public:
     static constexpr std::uint64_t kEvery = std::uint64_t{64} << 20;
-    ReleaseBehind(std::span<const std::uint8_t> file, bool enabled, std::uint64_t from = 0, std::uint64_t every = kEvery)
+    ReleaseBehind(std::span<const std::uint8_t> file, bool enabled, std::uint64_t from = 0,
+                  std::uint64_t every = kEvery)
         : file_(file), enabled_(enabled), released_(from), every_(every) {}
     // The walk has reached `offset`.
     void at(std::uint64_t offset) {
@@ -76,8 +77,10 @@ private:
 // is not in the page cache is read from the disk past the cache (O_DIRECT), since a fault
 // there would read megabytes (a huge folio and its read-ahead) and even a buffered read
 // would leave a small folio that splits the 2 MB ones a later pass reads in. On a dump
-// not in the page cache, the HPROF scan so reads a few MB instead of the whole file.
-// With `fd` < 0, or where O_DIRECT is refused (tmpfs), it reads the mapping.
+// not in the page cache, the HPROF scan so reads a few MB instead of the whole file. While
+// it lives the mapping is advised MADV_RANDOM (a read of a cached page starts no read-ahead)
+// and then MADV_SEQUENTIAL, as MappedFile maps. With `fd` < 0, or where O_DIRECT is refused
+// (tmpfs), it reads the mapping and leaves the advice alone.
 class SparseReader {
 public:
     SparseReader(std::span<const std::uint8_t> file, int fd);

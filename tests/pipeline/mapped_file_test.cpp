@@ -20,6 +20,7 @@ using namespace heapgraph;
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
+constexpr const char* kNotDropped = "the scratch directory's file system keeps dropped pages (tmpfs?)";
 
 std::uint8_t byte_at(std::size_t i) { return static_cast<std::uint8_t>((i * 2654435761u) >> 13); }
 
@@ -28,7 +29,8 @@ std::uint8_t byte_at(std::size_t i) { return static_cast<std::uint8_t>((i * 2654
 std::string cold_file(const std::string& name, const std::vector<std::uint8_t>& content) {
     const std::size_t bytes = content.size();
     const std::string path = test::temp_dir() + "/" + name;
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(content.data()), static_cast<std::streamsize>(bytes));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(content.data()), static_cast<std::streamsize>(bytes));
     const int fd = ::open(path.c_str(), O_RDONLY);
     REQUIRE(fd >= 0);
     REQUIRE(::fdatasync(fd) == 0);
@@ -60,7 +62,7 @@ std::size_t cached_bytes(const MappedFile& file, std::size_t from, std::size_t t
 TEST_CASE("mapped file: SparseReader reads headers far apart with the bytes between left on the disk") {
     const std::size_t size = 64 * kMiB + 123;
     MappedFile file(cold_file("sparse.bin", size));
-    REQUIRE_MESSAGE(cached_bytes(file, 0, size) == 0, "the scratch directory's file system keeps dropped pages (tmpfs?)");
+    REQUIRE_MESSAGE(cached_bytes(file, 0, size) == 0, kNotDropped);
     std::vector<std::size_t> offsets;
     for (std::size_t at = 4090; at < size; at += 8 * kMiB + 4093) offsets.push_back(at);  // some straddle a 4 KB block
     {
@@ -94,7 +96,7 @@ TEST_CASE("mapped file: the HPROF scan leaves a cold dump's heap dump bodies for
     b.u1(0x2c).u4(0).u4(0);
     const std::string path = cold_file("segments.hprof", b.bytes);
     MappedFile file(path);
-    REQUIRE_MESSAGE(cached_bytes(file, 0, b.size()) == 0, "the scratch directory's file system keeps dropped pages (tmpfs?)");
+    REQUIRE_MESSAGE(cached_bytes(file, 0, b.size()) == 0, kNotDropped);
     LoadOptions options;
     options.chunk_bytes = 64u << 10;
     options.bytes_in_flight = 256u << 10;
