@@ -111,7 +111,8 @@ TEST_CASE("mapped file: the HPROF scan leaves a cold dump's heap dump bodies for
     CHECK(dump.graph.node_count() == 16);
     REQUIRE(decoding);
     // By its first chunk the decode has read a few MB ahead (the kernel's read-ahead: 6 MB
-    // here); the scan before it read no body. Reading the headers through the mapping left
-    // 36 MB cached by then, and doing so without MADV_RANDOM 16 MB.
-    CHECK(cached_at_decode < 12 * kMiB);
+    // here); the scan before it read no body. Headers read through the mapping left 38 MB
+    // cached by then. (Without MADV_RANDOM it was 16 MB, too close to what another kernel's
+    // read-ahead may take at the decode's start for this check to tell.)
+    CHECK(cached_at_decode < 24 * kMiB);
 }
