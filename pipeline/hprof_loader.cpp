@@ -92,7 +92,7 @@ TopLevel scan_top_level(Bytes file, int fd, DumpInfo& info, bool allow_truncated
     // The heap dump records' bodies are most of the file, and the decode reads them in order.
     // The header after each is read alone (SparseReader), so that the disk reads a dump not in
     // the page cache once, beside the decode, and not all of it here first (the 8x replica:
-    // this scan 2.1-2.5 s, and it was 26-42 s). What the scan passed is still dropped: a
+    // this scan 1.1-2.5 s, and it was 26-42 s). What the scan passed is still dropped: a
     // mapping of huge folios maps 2 MB a touch.
     SparseReader headers(file, fd);
     ReleaseBehind behind(file, release_behind);
