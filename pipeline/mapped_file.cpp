@@ -38,6 +38,16 @@ std::mutex g_guard_mutex;
 struct sigaction g_previous_action {};
 std::uintptr_t g_page_size = 4096;
 
+std::uintptr_t page_size() {
+    static const std::uintptr_t size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    return size;
+}
+
+// How a dump's mapping is advised (SparseReader advises otherwise while it reads, then this again).
+constexpr int kMappingAdvice = MADV_SEQUENTIAL;
+// O_DIRECT's alignment for SparseReader: a page covers every block size.
+constexpr std::size_t kDirectBlock = 4096;
+
 void lower_to(std::atomic<std::uint64_t>& value, std::uint64_t offset) {
     std::uint64_t seen = value.load();
     while (offset < seen && !value.compare_exchange_weak(seen, offset)) {
@@ -67,7 +77,7 @@ void on_sigbus(int signal, siginfo_t* info, void*) {
 }
 
 void install_sigbus_handler() {
-    g_page_size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    g_page_size = page_size();
     struct sigaction action {};
     action.sa_sigaction = on_sigbus;
     action.sa_flags = SA_SIGINFO;
@@ -128,7 +138,7 @@ void MappedFile::map(int fd, int flags, const std::string& name) {
     if (size_ == 0) return;
     void* map = ::mmap(nullptr, size_, PROT_READ, flags, fd, 0);
     if (map == MAP_FAILED) throw UnreadableDump(name + ": cannot map: " + std::strerror(errno));
-    ::madvise(map, size_, MADV_SEQUENTIAL);
+    ::madvise(map, size_, kMappingAdvice);
     // Pages the kernel reads for this mapping (a dump not in the page cache) then come in
     // 2 MB folios, and a fault maps a whole one: every later pass over the dump takes about
     // 1K faults a GB, not 16K (64 KB each: the fault-around of small folios). On a machine
@@ -157,14 +167,10 @@ void MappedFile::check_intact() const {
 }
 
 void release_pages(std::span<const std::uint8_t> bytes) {
-    static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t page = page_size();
     std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(bytes.data()) + page - 1) / page * page;
     std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(bytes.data()) + bytes.size()) / page * page;
     if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-}
-
-namespace {
-constexpr std::size_t kDirectBlock = 4096;  // O_DIRECT's alignment: a page covers every block size
 }
 
 SparseReader::SparseReader(std::span<const std::uint8_t> file, int fd) : file_(file) {
@@ -183,7 +189,7 @@ SparseReader::SparseReader(std::span<const std::uint8_t> file, int fd) : file_(f
 }
 
 SparseReader::~SparseReader() {
-    if (buffer_) advise(MADV_SEQUENTIAL);  // as MappedFile maps
+    if (buffer_) advise(kMappingAdvice);
     if (direct_ >= 0) ::close(direct_);
     std::free(buffer_);
 }
@@ -193,8 +199,7 @@ void SparseReader::advise(int advice) const {
 }
 
 bool SparseReader::cached(std::uint64_t offset) const {
-    static const std::uintptr_t size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const std::uintptr_t page = (reinterpret_cast<std::uintptr_t>(file_.data()) + offset) & ~(size - 1);
+    const std::uintptr_t page = (reinterpret_cast<std::uintptr_t>(file_.data()) + offset) & ~(page_size() - 1);
     unsigned char resident = 0;
     return ::mincore(reinterpret_cast<void*>(page), 1, &resident) != 0 || (resident & 1);
 }

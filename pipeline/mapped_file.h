@@ -78,8 +78,8 @@ private:
 // there would read megabytes (a huge folio and its read-ahead) and even a buffered read
 // would leave a small folio that splits the 2 MB ones a later pass reads in. On a dump
 // not in the page cache, the HPROF scan so reads a few MB instead of the whole file. While
-// it lives the mapping is advised MADV_RANDOM (a read of a cached page starts no read-ahead)
-// and then MADV_SEQUENTIAL, as MappedFile maps. With `fd` < 0, or where O_DIRECT is refused
+// it lives the mapping is advised MADV_RANDOM (a read of a cached page starts no read-ahead),
+// then again as MappedFile maps (MADV_SEQUENTIAL). With `fd` < 0, or where O_DIRECT is refused
 // (tmpfs), it reads the mapping and leaves the advice alone.
 class SparseReader {
 public:
