@@ -1,21 +1,22 @@
 // Sorting records that come mostly in order already: in a few ascending runs. The value
 // tables (strings, primitive and object arrays) come in the dump's order, which is the
 // address order but for a few places: on the 2 GB BigHeap dump two runs each, the first of
-// 3,294 strings and 4,938 arrays. A comparison sort of them took 0.4 s in memory, and on its
-// 8x replica at --memory-limit 4G, where the tables are files, 20 s of random passes over
-// pages the pager kept dropping. Here one parallel pass finds where the runs start; they are
-// merged pairwise, round after round, in place, each merge through a buffer the size of its
-// smaller run: passes in sequence. More runs than kMergedRuns: a comparison sort.
+// 3,294 strings and 4,938 arrays, where a comparison sort of the three took about 0.4 s. One
+// parallel pass finds where the runs start; they are merged pairwise, round after round, in
+// place, each merge through a buffer the size of its smaller run: passes in sequence. Past
+// kMergedRuns runs the scan stops and a comparison sort does it, as before: the 8x replica
+// (bench/replicate_hprof.cpp) writes each heap dump segment's copies one after another, so
+// its tables come in thousands of runs.
 // A merge keeps records of equal key in their order; the sort may not. Keys here are the
 // addresses of distinct records.
 #pragma once
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_sort.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <iterator>
 #include <vector>
@@ -28,22 +29,22 @@ inline constexpr std::size_t kMergedRuns = 64;
 namespace run_merge_detail {
 
 // Where each run after the first starts: the positions whose key is below the one before's,
-// ascending. Counting stops a little past `most` (the caller sorts instead).
+// ascending; or more than `most` of them, once that many are found, when the scan stops (a
+// table in thousands of runs is sorted instead, and its pages are not read twice).
 template <typename Items, typename Key>
 std::vector<std::size_t> run_starts(const Items& items, const Key& key, std::size_t most) {
-    using Starts = std::vector<std::size_t>;
-    if (items.size() < 2) return {};
-    return tbb::parallel_reduce(
-        tbb::blocked_range<std::size_t>(1, items.size()), Starts{},
-        [&](const tbb::blocked_range<std::size_t>& range, Starts starts) {
-            for (std::size_t i = range.begin(); i != range.end() && starts.size() <= most; ++i)
-                if (key(items[i]) < key(items[i - 1])) starts.push_back(i);
-            return starts;
-        },
-        [](Starts left, const Starts& right) {  // the left part's first: the starts stay ascending
-            left.insert(left.end(), right.begin(), right.end());
-            return left;
-        });
+    constexpr std::size_t kBlock = std::size_t{1} << 16;
+    const std::size_t blocks = items.size() < 2 ? 0 : (items.size() - 1 + kBlock - 1) / kBlock;
+    std::vector<std::vector<std::size_t>> found(blocks);
+    std::atomic<std::size_t> count{0};
+    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+        const std::size_t first = 1 + b * kBlock, last = std::min(items.size(), first + kBlock);
+        for (std::size_t i = first; i != last && count.load(std::memory_order_relaxed) <= most; ++i)
+            if (key(items[i]) < key(items[i - 1])) found[b].push_back(i), count.fetch_add(1, std::memory_order_relaxed);
+    });
+    std::vector<std::size_t> starts;
+    for (const std::vector<std::size_t>& block : found) starts.insert(starts.end(), block.begin(), block.end());
+    return starts;
 }
 
 // Merges the ascending runs [first, middle) and [middle, last) of `items` in place. Of the left
