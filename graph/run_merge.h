@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <iterator>
+#include <type_traits>
 #include <vector>
 
 namespace heapgraph::graph {
@@ -40,7 +41,8 @@ std::vector<std::size_t> run_starts(const Items& items, const Key& key, std::siz
     tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
         const std::size_t first = 1 + b * kBlock, last = std::min(items.size(), first + kBlock);
         for (std::size_t i = first; i != last && count.load(std::memory_order_relaxed) <= most; ++i)
-            if (key(items[i]) < key(items[i - 1])) found[b].push_back(i), count.fetch_add(1, std::memory_order_relaxed);
+            if (key(items[i]) < key(items[i - 1]))
+                found[b].push_back(i), count.fetch_add(1, std::memory_order_relaxed);
     });
     std::vector<std::size_t> starts;
     for (const std::vector<std::size_t>& block : found) starts.insert(starts.end(), block.begin(), block.end());
@@ -62,7 +64,8 @@ void merge_runs(Items& items, std::size_t first, std::size_t middle, std::size_t
         buffer.resize(middle - first);
         std::move(at(first), at(middle), buffer.begin());
         auto left = buffer.begin(), right = at(middle), out = at(first);
-        while (left != buffer.end() && right != at(last)) *out++ = key(*right) < key(*left) ? std::move(*right++) : std::move(*left++);
+        while (left != buffer.end() && right != at(last))
+            *out++ = key(*right) < key(*left) ? std::move(*right++) : std::move(*left++);
         std::move(left, buffer.end(), out);  // the right run's rest is in place
     } else {
         buffer.resize(last - middle);
