@@ -403,33 +403,22 @@ void immediate_dominators(const NodeBits& searched, const HugeVector<DfsIndex>& 
     }
 }
 
-// Step 4's hand-over to the outputs by node: each node's entries read by its number, so that
-// the outputs are written in sequence. Written at random by node instead, the three fresh
-// columns' pages were faulted in at random and, where they are files, written back and read
-// in again as the pager dropped them (the 8x replica at --memory-limit 4G: 4.2M faults in the
-// dominator stage, 2.9-3.0M with the outputs written in sequence). Where the numbers are a
-// node's own (no parents kept), the immediate dominators take their place, each read before
-// it is written.
-void hand_over(Numbering& n, const Column<DfsIndex>& idom, const Column<std::uint64_t>& bytes,
-               const Column<NodeId>& objects, DominatorTree& tree) {
+// The numbers' block as the immediate dominators by node (the numbers are done with and
+// their pages faulted in; a DFS number is a node id): one parallel pass marks the unreached,
+// and the hand-over writes the others. Records with parents are packed to numbers first, in
+// place and in order (a file's pages, read in sequence).
+Column<NodeId> unreached_idoms(Numbering& n) {
     const std::size_t nodes = n.nodes();
-    tree.idom = n.keeps_parents() ? Column<NodeId>(nodes) : std::move(n.node);
-    tree.retained_bytes.resize(nodes);
-    tree.retained_objects.resize(nodes);
-    const Column<DfsIndex>& numbers = n.keeps_parents() ? n.node : tree.idom;
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
-        for (std::size_t v = range.begin(); v != range.end(); ++v) {
-            const DfsIndex w = numbers[v * n.stride];
-            if (w == kUnnumbered) {
-                tree.idom[v] = kUnreached;  // retained bytes and objects stay 0
-                continue;
-            }
-            tree.idom[v] = idom[w] == 0 ? kSuperRoot : n.vertex[idom[w]];
-            tree.retained_bytes[v] = bytes[w];
-            tree.retained_objects[v] = objects[w];
-        }
+    Column<NodeId> idom = std::move(n.node);
+    if (n.keeps_parents()) {
+        for (std::size_t v = 0; v < nodes; ++v) idom[v] = idom[v * n.stride];
+        idom.resize(nodes);
+    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, idom.size()), [&](const auto& range) {
+        for (std::size_t v = range.begin(); v != range.end(); ++v)
+            if (idom[v] == kUnnumbered) idom[v] = kUnreached;
     });
-    n.node = {};
+    return idom;
 }
 
 // Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
@@ -453,7 +442,17 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     }
     DominatorTree tree;
     tree.super_root_retained_bytes = reached ? bytes[0] : 0;
-    hand_over(n, idom, bytes, objects, tree);
+    tree.idom = unreached_idoms(n);
+    tree.retained_bytes.assign(nodes, 0);  // fresh: zero without a pass
+    tree.retained_objects.assign(nodes, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
+        for (std::size_t w = range.begin(); w != range.end(); ++w) {
+            const NodeId v = n.vertex[w];
+            tree.idom[v] = idom[w] == 0 ? kSuperRoot : n.vertex[idom[w]];
+            tree.retained_bytes[v] = bytes[w];
+            tree.retained_objects[v] = objects[w];
+        }
+    });
     tick.finish();
     std::copy(n.vertex.begin() + 1, n.vertex.end(), n.vertex.begin());  // the super root goes
     n.vertex.pop_back();

@@ -7,6 +7,7 @@
 // Inline: most arrays are short, and a call into the library per array costs more than the hash.
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#include <oneapi/tbb/parallel_sort.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
@@ -16,7 +17,6 @@
 #include "edge_names.h"
 #include "mapped_file.h"
 #include "ordered_flow.h"
-#include "run_merge.h"
 #include "search.h"
 
 namespace heapgraph {
@@ -272,10 +272,11 @@ private:
     bool tables_;
 };
 
-// The tables come in the dump's order, nearly the address order (graph/run_merge.h).
 template <typename Records>
 void sort_by_address(Records& records) {
-    graph::sort_runs(records, [](const auto& record) { return record.address; });
+    using Record = std::remove_cvref_t<decltype(*records.begin())>;
+    tbb::parallel_sort(records.begin(), records.end(),
+                       [](const Record& a, const Record& b) { return a.address < b.address; });
 }
 
 }  // namespace

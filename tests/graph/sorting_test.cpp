@@ -1,7 +1,6 @@
-// The bucket sort (graph/bucket_sort.h), the merge of ascending runs (graph/run_merge.h) and
-// the search from a hint (graph/search.h) against the standard library's sorts and
-// lower_bound, on spread keys, on keys that all fall in one bucket (a dump whose contents all
-// hash alike), on runs of every length and count, and on small inputs.
+// The bucket sort (graph/bucket_sort.h) and the search from a hint (graph/search.h) against
+// the standard library's sort and lower_bound, on spread keys, on keys that all fall in one
+// bucket (a dump whose contents all hash alike) and on small inputs.
 #include <doctest/doctest.h>
 
 #include <oneapi/tbb/task_arena.h>
@@ -13,7 +12,6 @@
 
 #include "bucket_sort.h"
 #include "column.h"
-#include "run_merge.h"
 #include "search.h"
 #include "test_support.h"
 
@@ -44,60 +42,7 @@ void check_sorted_like_std(Items items) {
     CHECK(std::equal(items.begin(), items.end(), expected.begin()));
 }
 
-// `n` records in `runs` ascending runs of random lengths (keys may repeat within and across
-// runs; ids number the records in order), or with `first` > 0 a first run of `first`
-// records whose keys are above all the others', as the value tables of the 2 GB dump come.
-std::vector<Record> runs_of(std::size_t n, std::size_t runs, std::size_t first, std::uint64_t seed) {
-    std::mt19937_64 random(seed);
-    std::vector<std::size_t> cuts{0, n};
-    if (first) cuts.insert(cuts.begin() + 1, std::min(first, n));
-    while (cuts.size() < runs + 1 && n > runs) cuts.push_back(random() % n);
-    std::sort(cuts.begin(), cuts.end());
-    std::vector<Record> out(n);
-    for (std::size_t i = 0; i < n; ++i)
-        out[i] = {random() % (n + 1) + (i < first ? n + 1 : 0), static_cast<std::uint32_t>(i)};
-    auto at = [&](std::size_t i) { return out.begin() + static_cast<std::ptrdiff_t>(i); };
-    for (std::size_t r = 0; r + 1 < cuts.size(); ++r) std::sort(at(cuts[r]), at(cuts[r + 1]));
-    return out;
-}
-
-// sort_runs gives std::stable_sort's order by key: equal keys keep their order in a merge,
-// and with the runs above kMergedRuns (where a sort may reorder them) the keys are compared only.
-template <typename Items>
-void check_runs_sorted(Items items, bool stable) {
-    std::vector<Record> expected(items.begin(), items.end());
-    auto by_key = [](const Record& a, const Record& b) { return a.key < b.key; };
-    std::stable_sort(expected.begin(), expected.end(), by_key);
-    sort_runs(items, [](const Record& r) { return r.key; });
-    REQUIRE(items.size() == expected.size());
-    if (stable) CHECK(std::equal(items.begin(), items.end(), expected.begin()));
-    auto same_key = [](const Record& a, const Record& b) { return a.key == b.key; };
-    if (!stable) CHECK(std::equal(items.begin(), items.end(), expected.begin(), same_key));
-}
-
 }  // namespace
-
-TEST_CASE("merged runs: std::stable_sort's order for any count and length of ascending runs, in both backings") {
-    for (std::size_t n : {0u, 1u, 2u, 7u, 1000u, 100000u}) {
-        for (std::size_t runs : {1u, 2u, 3u, 5u, 17u, 63u, 64u, 200u}) {
-            CAPTURE(n);
-            CAPTURE(runs);
-            check_runs_sorted(runs_of(n, runs, 0, n * 1000 + runs), runs < kMergedRuns);
-        }
-        CAPTURE(n);
-        check_runs_sorted(runs_of(n, 2, 5, n + 3), true);        // a short first run of high keys
-        check_runs_sorted(runs_of(n, 2, n / 2 + 1, n + 4), true);  // the longer run first
-    }
-    std::vector<Record> descending = records(5000, 0xFFFF, 9);  // as many runs as records, about
-    std::sort(descending.rbegin(), descending.rend());
-    check_runs_sorted(descending, false);
-    const std::vector<Record> two = runs_of(100000, 2, 3000, 11);
-    check_runs_sorted(Column<Record>(two.begin(), two.end()), true);
-    heapgraph::test::StorageBudget budget(1);  // in a file, the buffer too
-    Column<Record> in_file(two.begin(), two.end());
-    CHECK(in_file.in_file());
-    check_runs_sorted(std::move(in_file), true);
-}
 
 TEST_CASE("bucket sort: the same order as std::sort, for spread keys, one bucket and small inputs") {
     for (std::size_t n : {0u, 1u, 5u, 1000u, 20000u, 300000u}) {
