@@ -36,12 +36,8 @@ constexpr int kGuardSlots = 256;  // mappings alive at once; past that a mapping
 GuardedMapping g_guards[kGuardSlots];
 std::mutex g_guard_mutex;
 struct sigaction g_previous_action {};
-std::uintptr_t g_page_size = 4096;
-
-std::uintptr_t page_size() {
-    static const std::uintptr_t size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    return size;
-}
+// Read once, before main: the SIGBUS handler reads it too, where nothing may be initialized.
+const std::uintptr_t g_page_size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
 
 // How a dump's mapping is advised (SparseReader advises otherwise while it reads, then this again).
 constexpr int kMappingAdvice = MADV_SEQUENTIAL;
@@ -77,7 +73,6 @@ void on_sigbus(int signal, siginfo_t* info, void*) {
 }
 
 void install_sigbus_handler() {
-    g_page_size = page_size();
     struct sigaction action {};
     action.sa_sigaction = on_sigbus;
     action.sa_flags = SA_SIGINFO;
@@ -167,7 +162,7 @@ void MappedFile::check_intact() const {
 }
 
 void release_pages(std::span<const std::uint8_t> bytes) {
-    const std::uintptr_t page = page_size();
+    const std::uintptr_t page = g_page_size;
     std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(bytes.data()) + page - 1) / page * page;
     std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(bytes.data()) + bytes.size()) / page * page;
     if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
@@ -199,7 +194,7 @@ void SparseReader::advise(int advice) const {
 }
 
 bool SparseReader::cached(std::uint64_t offset) const {
-    const std::uintptr_t page = (reinterpret_cast<std::uintptr_t>(file_.data()) + offset) & ~(page_size() - 1);
+    const std::uintptr_t page = (reinterpret_cast<std::uintptr_t>(file_.data()) + offset) & ~(g_page_size - 1);
     unsigned char resident = 0;
     return ::mincore(reinterpret_cast<void*>(page), 1, &resident) != 0 || (resident & 1);
 }
