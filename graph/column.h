@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -58,6 +59,26 @@ constexpr std::uint64_t heap_columns_cap(std::uint64_t memory_limit) { return me
 constexpr std::uint64_t file_pages_allowance(std::uint64_t memory_limit, std::uint64_t heap_bytes) {
     return std::max(memory_limit > heap_bytes ? memory_limit - heap_bytes : 0, kFilePagesFloorBytes);
 }
+
+// When the pager looks next: after half the time the growth it saw last would take to fill
+// what is left of the allowance, between 1 and 20 ms. A pass over column-file pages the page
+// cache holds in large folios maps 2 MB a fault, up to 1.5 GB in 40 ms, so at a fixed 20 ms the
+// 8x replica's file pages passed the allowance by 0.5-1.3 GB at --memory-limit 4G.
+class PagerClock {
+public:
+    using Micros = std::chrono::microseconds;
+    static constexpr Micros kLongest{20000}, kShortest{1000};
+    Micros wait() const { return wait_; }
+    // The pager read `seen` bytes at `at` and left `left` (less, when it dropped pages).
+    void looked(std::uint64_t seen, std::uint64_t left, std::uint64_t allowance,
+                std::chrono::steady_clock::time_point at);
+
+private:
+    std::uint64_t last_ = 0;
+    std::chrono::steady_clock::time_point last_at_{};
+    bool seen_before_ = false;
+    Micros wait_ = kLongest;
+};
 
 // Set once, before any column is made (the CLI does it from its options).
 void configure_storage(const StorageOptions& options);

@@ -173,6 +173,34 @@ TEST_CASE("column: the pager keeps a pass's resident file pages near the budget,
     CHECK(same);
 }
 
+TEST_CASE("pager clock: looks sooner the faster the file pages grow toward the allowance, from 20 ms down to 1 ms") {
+    using std::chrono::milliseconds;
+    constexpr std::uint64_t kMB = std::uint64_t{1} << 20;
+    const auto start = std::chrono::steady_clock::now();
+    PagerClock clock;
+    CHECK(clock.wait() == PagerClock::kLongest);
+    clock.looked(100 * kMB, 100 * kMB, 1000 * kMB, start);  // a first look: no growth known yet
+    CHECK(clock.wait() == PagerClock::kLongest);
+    // 10 MB in 20 ms with 890 MB left: 1.78 s to fill, far past 20 ms.
+    clock.looked(110 * kMB, 110 * kMB, 1000 * kMB, start + milliseconds(20));
+    CHECK(clock.wait() == PagerClock::kLongest);
+    // 400 MB in 20 ms with 490 MB left: 24.5 ms to fill, looked at again in half of it.
+    clock.looked(510 * kMB, 510 * kMB, 1000 * kMB, start + milliseconds(40));
+    CHECK(std::chrono::abs(clock.wait() - std::chrono::microseconds(12250)) <= std::chrono::microseconds(1));
+    // 480 MB in 12.25 ms with 10 MB left: as soon as it may.
+    clock.looked(990 * kMB, 990 * kMB, 1000 * kMB, start + milliseconds(40) + std::chrono::microseconds(12250));
+    CHECK(clock.wait() == PagerClock::kShortest);
+    // 460 MB in 7.75 ms, dropped down to 20 MB: 980 MB would take 16.5 ms.
+    const auto dropped = start + milliseconds(60);
+    clock.looked(1450 * kMB, 20 * kMB, 1000 * kMB, dropped);
+    CHECK(std::chrono::abs(clock.wait() - std::chrono::microseconds(8255)) <= std::chrono::microseconds(1));
+    // No growth: the longest wait; pages a drop leaves at or past the allowance: no sooner.
+    clock.looked(20 * kMB, 20 * kMB, 1000 * kMB, dropped + milliseconds(10));
+    CHECK(clock.wait() == PagerClock::kLongest);
+    clock.looked(1200 * kMB, 1100 * kMB, 1000 * kMB, dropped + milliseconds(11));
+    CHECK(clock.wait() == PagerClock::kLongest);
+}
+
 TEST_CASE("csr: row starts kept as 32-bit offsets within blocks read back as given (from 64-bit starts or 32-bit ones in place), and as 64-bit starts when a block spans too much") {
     // 200,000 rows over four blocks of 2^16, degrees 0-9, so the starts pass 2^16 and block bases matter.
     constexpr std::size_t kRows = 200'000;
