@@ -56,9 +56,10 @@ std::uint64_t resident_file_bytes() {
 
 // The process-wide budget, the column files it made, and the pager: a thread that reads the
 // process's resident file pages every 1-20 ms (PagerClock: sooner as they near the allowance
-// fast) and, past what the budget leaves beside the heap-backed columns, drops every column file's pages (the kernel keeps them in its page
-// cache, or writes them out under pressure, and maps them back on the next touch). Without
-// it a pass over file columns keeps all it touched until the next stage boundary.
+// fast) and, past what the budget leaves beside the heap-backed columns, drops every column
+// file's pages (the kernel keeps them in its page cache, or writes them out under pressure,
+// and maps them back on the next touch). Without it a pass over file columns keeps all it
+// touched until the next stage boundary.
 struct Budget {
     std::mutex mutex;
     bool settled = false;
