@@ -213,12 +213,16 @@ void PagerClock::looked(std::uint64_t seen, std::uint64_t left, std::uint64_t al
                         std::chrono::steady_clock::time_point at) {
     const double micros = std::chrono::duration<double, std::micro>(at - last_at_).count();
     const double rate = seen_before_ && seen > last_ && micros > 0 ? static_cast<double>(seen - last_) / micros : 0;
-    // Pages a drop cannot take (the dump's, the program's) at or past the allowance: looking
-    // sooner would only drop the columns' pages as fast as a pass maps them.
+    // After a drop, or with pages a drop cannot take (the dump's, the program's) at or past
+    // the allowance, no sooner than before: a pass whose working set is past the allowance
+    // maps it back within milliseconds, and dropping it every few took the 2 GB dump at
+    // --memory-limit 64M from 1,146 drops and 49.6 s to 10,308 drops and 61.5 s.
+    const bool dropped = left < seen;
     const double room = allowance > left ? static_cast<double>(allowance - left) : 0;
-    wait_ = rate > 0 && room > 0 ? std::clamp(Micros(static_cast<std::int64_t>(std::min(room / rate / 2, 1e9))),
-                                              kShortest, kLongest)
-                                 : kLongest;
+    if (dropped || rate <= 0 || room <= 0)
+        wait_ = kLongest;
+    else
+        wait_ = std::clamp(Micros(static_cast<std::int64_t>(std::min(room / rate / 2, 1e9))), kShortest, kLongest);
     last_ = left, last_at_ = at, seen_before_ = true;
 }
 

@@ -173,7 +173,7 @@ TEST_CASE("column: the pager keeps a pass's resident file pages near the budget,
     CHECK(same);
 }
 
-TEST_CASE("pager clock: looks sooner the faster the file pages grow toward the allowance, from 20 ms down to 1 ms") {
+TEST_CASE("pager clock: looks sooner the faster the file pages grow toward the allowance, from 20 ms down to 1 ms, and 20 ms after a drop") {
     using std::chrono::milliseconds;
     constexpr std::uint64_t kMB = std::uint64_t{1} << 20;
     const auto start = std::chrono::steady_clock::now();
@@ -190,14 +190,17 @@ TEST_CASE("pager clock: looks sooner the faster the file pages grow toward the a
     // 480 MB in 12.25 ms with 10 MB left: as soon as it may.
     clock.looked(990 * kMB, 990 * kMB, 1000 * kMB, start + milliseconds(40) + std::chrono::microseconds(12250));
     CHECK(clock.wait() == PagerClock::kShortest);
-    // 460 MB in 7.75 ms, dropped down to 20 MB: 980 MB would take 16.5 ms.
+    // Dropped down to 20 MB: 20 ms, as a pass whose working set is past the allowance maps
+    // it back at once; then 490 MB more in 10 ms with 490 MB left: 5 ms.
     const auto dropped = start + milliseconds(60);
     clock.looked(1450 * kMB, 20 * kMB, 1000 * kMB, dropped);
-    CHECK(std::chrono::abs(clock.wait() - std::chrono::microseconds(8255)) <= std::chrono::microseconds(1));
-    // No growth: the longest wait; pages a drop leaves at or past the allowance: no sooner.
-    clock.looked(20 * kMB, 20 * kMB, 1000 * kMB, dropped + milliseconds(10));
     CHECK(clock.wait() == PagerClock::kLongest);
-    clock.looked(1200 * kMB, 1100 * kMB, 1000 * kMB, dropped + milliseconds(11));
+    clock.looked(510 * kMB, 510 * kMB, 1000 * kMB, dropped + milliseconds(10));
+    CHECK(std::chrono::abs(clock.wait() - std::chrono::microseconds(5000)) <= std::chrono::microseconds(1));
+    // No growth: the longest wait; pages a drop leaves at or past the allowance: no sooner.
+    clock.looked(510 * kMB, 510 * kMB, 1000 * kMB, dropped + milliseconds(20));
+    CHECK(clock.wait() == PagerClock::kLongest);
+    clock.looked(1200 * kMB, 1100 * kMB, 1000 * kMB, dropped + milliseconds(21));
     CHECK(clock.wait() == PagerClock::kLongest);
 }
 
