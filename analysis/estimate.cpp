@@ -57,7 +57,7 @@ constexpr double kAnalysisBytes = 3 << 20;
 // measured; at the default budget here (12.0 GB) 14.6 GB and 7.3 GB, against 12.8 GB and
 // 8.9 GB. Below about a gigabyte of budget the measured peak is higher than the model (the
 // 2 GB dump at 64M: 0.5 against 1.0 GB): passes at random over column files keep
-// more pages mapped than the pager allows between its looks (every 20 ms). Those pages are
+// more pages mapped than the pager allows between its looks (every 1-20 ms). Those pages are
 // the page cache's, not the process's own: a cgroup's limit reclaims them rather than kill
 // the job.
 Estimate estimate(const LoadedDump& scanned, std::uint64_t scan_peak_rss, unsigned node_id_bits,
