@@ -63,8 +63,8 @@ constexpr std::uint64_t file_pages_allowance(std::uint64_t memory_limit, std::ui
 // When the pager looks next: after half the time the growth it saw last would take to fill
 // what is left of the allowance, between 1 and 20 ms; 20 ms after a drop. A pass over
 // column-file pages the page cache holds in large folios maps 2 MB a fault, up to 1.5 GB in
-// 40 ms: polled every 20 ms, the 2 GB dump at --memory-limit 64M peaked at 0.44-0.47x its
-// size, with this clock at 0.40-0.41x (docs/pipeline.md, "Stop 50").
+// 40 ms: polled every 20 ms, the 2 GB dump at --memory-limit 64M peaked at 0.45-0.48x its
+// size, with this clock at 0.40-0.42x (docs/pipeline.md, "Stop 50").
 class PagerClock {
 public:
     using Micros = std::chrono::microseconds;
