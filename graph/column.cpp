@@ -104,14 +104,15 @@ struct Budget {
             const std::uint64_t seen = resident_file_bytes();
             lock.lock();
             const std::uint64_t allowance = file_allowance();
-            std::uint64_t left = seen;
-            if (seen > allowance) {
-                drop_file_pages(), ++use.page_releases;
-                lock.unlock();
-                left = resident_file_bytes();  // the dump's pages, the program's own
-                lock.lock();
+            if (seen <= allowance) {
+                clock.looked(seen, allowance, Clock::now());
+                continue;
             }
-            clock.looked(seen, left, allowance, Clock::now());
+            drop_file_pages(), ++use.page_releases;
+            lock.unlock();
+            const std::uint64_t left = resident_file_bytes();  // the dump's pages, the program's own
+            lock.lock();
+            clock.dropped(left, Clock::now());
         }
     }
 };
@@ -209,20 +210,21 @@ void free_huge(void* at, std::size_t bytes) noexcept {
     if (at) free_heap(at, bytes, bytes >= kMappedBytes);
 }
 
-void PagerClock::looked(std::uint64_t seen, std::uint64_t left, std::uint64_t allowance,
-                        std::chrono::steady_clock::time_point at) {
+void PagerClock::looked(std::uint64_t resident, std::uint64_t allowance, std::chrono::steady_clock::time_point at) {
     const double micros = std::chrono::duration<double, std::micro>(at - last_at_).count();
-    const double rate = seen_before_ && seen > last_ && micros > 0 ? static_cast<double>(seen - last_) / micros : 0;
-    // After a drop, or with pages a drop cannot take (the dump's, the program's) at or past
-    // the allowance, no sooner than before: a pass whose working set is past the allowance
-    // maps it back within milliseconds, and dropping it every few took the 2 GB dump at
-    // --memory-limit 64M from 1,146 drops and 49.6 s to 10,308 drops and 61.5 s.
-    const bool dropped = left < seen;
-    const double room = allowance > left ? static_cast<double>(allowance - left) : 0;
-    if (dropped || rate <= 0 || room <= 0)
-        wait_ = kLongest;
-    else
-        wait_ = std::clamp(Micros(static_cast<std::int64_t>(std::min(room / rate / 2, 1e9))), kShortest, kLongest);
+    const double rate =
+        seen_before_ && resident > last_ && micros > 0 ? static_cast<double>(resident - last_) / micros : 0;
+    const double room = allowance > resident ? static_cast<double>(allowance - resident) : 0;
+    wait_ = rate > 0 ? std::clamp(Micros(static_cast<std::int64_t>(std::min(room / rate / 2, 1e9))), kShortest, kLongest)
+                     : kLongest;
+    last_ = resident, last_at_ = at, seen_before_ = true;
+}
+
+// No sooner than before: a pass whose working set is past the allowance maps it back within
+// milliseconds, and dropping it every few took the 2 GB dump at --memory-limit 64M from 1,146
+// drops and 49.6 s to 10,308 drops and 61.5 s.
+void PagerClock::dropped(std::uint64_t left, std::chrono::steady_clock::time_point at) {
+    wait_ = kLongest;
     last_ = left, last_at_ = at, seen_before_ = true;
 }
 

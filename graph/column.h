@@ -70,9 +70,10 @@ public:
     using Micros = std::chrono::microseconds;
     static constexpr Micros kLongest{20000}, kShortest{1000};
     Micros wait() const { return wait_; }
-    // The pager read `seen` bytes at `at` and left `left` (less, when it dropped pages).
-    void looked(std::uint64_t seen, std::uint64_t left, std::uint64_t allowance,
-                std::chrono::steady_clock::time_point at);
+    // The pager read `resident` bytes at `at`, at most `allowance`, and left them.
+    void looked(std::uint64_t resident, std::uint64_t allowance, std::chrono::steady_clock::time_point at);
+    // The pager dropped the column files' pages at `at`, and `left` bytes stayed (the dump's).
+    void dropped(std::uint64_t left, std::chrono::steady_clock::time_point at);
 
 private:
     std::uint64_t last_ = 0;

@@ -179,28 +179,28 @@ TEST_CASE("pager clock: looks sooner the faster the file pages grow toward the a
     const auto start = std::chrono::steady_clock::now();
     PagerClock clock;
     CHECK(clock.wait() == PagerClock::kLongest);
-    clock.looked(100 * kMB, 100 * kMB, 1000 * kMB, start);  // a first look: no growth known yet
+    clock.looked(100 * kMB, 1000 * kMB, start);  // a first look: no growth known yet
     CHECK(clock.wait() == PagerClock::kLongest);
     // 10 MB in 20 ms with 890 MB left: 1.78 s to fill, far past 20 ms.
-    clock.looked(110 * kMB, 110 * kMB, 1000 * kMB, start + milliseconds(20));
+    clock.looked(110 * kMB, 1000 * kMB, start + milliseconds(20));
     CHECK(clock.wait() == PagerClock::kLongest);
     // 400 MB in 20 ms with 490 MB left: 24.5 ms to fill, looked at again in half of it.
-    clock.looked(510 * kMB, 510 * kMB, 1000 * kMB, start + milliseconds(40));
+    clock.looked(510 * kMB, 1000 * kMB, start + milliseconds(40));
     CHECK(std::chrono::abs(clock.wait() - std::chrono::microseconds(12250)) <= std::chrono::microseconds(1));
     // 480 MB in 12.25 ms with 10 MB left: as soon as it may.
-    clock.looked(990 * kMB, 990 * kMB, 1000 * kMB, start + milliseconds(40) + std::chrono::microseconds(12250));
+    clock.looked(990 * kMB, 1000 * kMB, start + milliseconds(40) + std::chrono::microseconds(12250));
     CHECK(clock.wait() == PagerClock::kShortest);
     // Dropped down to 20 MB: 20 ms, as a pass whose working set is past the allowance maps
     // it back at once; then 490 MB more in 10 ms with 490 MB left: 5 ms.
-    const auto dropped = start + milliseconds(60);
-    clock.looked(1450 * kMB, 20 * kMB, 1000 * kMB, dropped);
+    const auto drop = start + milliseconds(60);
+    clock.dropped(20 * kMB, drop);
     CHECK(clock.wait() == PagerClock::kLongest);
-    clock.looked(510 * kMB, 510 * kMB, 1000 * kMB, dropped + milliseconds(10));
+    clock.looked(510 * kMB, 1000 * kMB, drop + milliseconds(10));
     CHECK(std::chrono::abs(clock.wait() - std::chrono::microseconds(5000)) <= std::chrono::microseconds(1));
-    // No growth: the longest wait; pages a drop leaves at or past the allowance: no sooner.
-    clock.looked(510 * kMB, 510 * kMB, 1000 * kMB, dropped + milliseconds(20));
+    // No growth: the longest wait; a drop that leaves pages past the allowance: no sooner.
+    clock.looked(510 * kMB, 1000 * kMB, drop + milliseconds(20));
     CHECK(clock.wait() == PagerClock::kLongest);
-    clock.looked(1200 * kMB, 1100 * kMB, 1000 * kMB, dropped + milliseconds(21));
+    clock.dropped(1100 * kMB, drop + milliseconds(21));
     CHECK(clock.wait() == PagerClock::kLongest);
 }
 
