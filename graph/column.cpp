@@ -11,6 +11,7 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include <fcntl.h>
@@ -43,6 +44,8 @@ std::uint64_t memory_available_bytes() {
 
 namespace {
 
+using Pieces = std::vector<std::pair<std::byte*, std::size_t>>;  // address ranges
+
 // The process's resident file-backed pages (/proc/self/statm's "shared"), in bytes.
 std::uint64_t resident_file_bytes() {
     std::FILE* statm = std::fopen("/proc/self/statm", "r");
@@ -67,6 +70,11 @@ struct Budget {
     std::uint64_t heap_bytes = 0, file_bytes = 0;
     StorageUse use;
     std::unordered_map<std::byte*, std::size_t> files;  // mapped column files and their sizes
+    // Anonymous mappings given back, kept for the next large heap block (take_mapping):
+    // pieces of what was mapped, their bytes, and the mapped bytes in use and at their peak.
+    Pieces pool;
+    std::uint64_t pool_bytes = 0, mapped_bytes = 0, mapped_peak = 0;
+    bool keep_blocks = true;  // keep_heap_blocks()
     std::thread pager;
     std::condition_variable wake;
     bool stopping = false;
@@ -81,6 +89,24 @@ struct Budget {
     }
 
     // Called with the mutex held, as is everything below.
+    void count_mapped(std::int64_t change) {
+        mapped_bytes += static_cast<std::uint64_t>(change);
+        mapped_peak = std::max(mapped_peak, mapped_bytes);
+    }
+    // What to unmap so that the pool and the blocks in use together are at most the peak of
+    // the blocks in use: the pool never raises the process's memory past what it had mapped.
+    // Everything once columns live in files (`all`), whose pages need the room.
+    Pieces trim_pool(bool all = false) {
+        Pieces cut_off;
+        while (!pool.empty() && (all || mapped_bytes + pool_bytes > mapped_peak)) {
+            auto& [at, bytes] = pool.back();
+            const std::size_t cut = all ? bytes : std::min<std::size_t>(bytes, mapped_bytes + pool_bytes - mapped_peak);
+            cut_off.emplace_back(at + (bytes - cut), cut);
+            pool_bytes -= cut;
+            if ((bytes -= cut) == 0) pool.pop_back();
+        }
+        return cut_off;
+    }
     void drop_file_pages() {
         for (const auto& [data, bytes] : files) ::madvise(data, bytes, MADV_DONTNEED);
     }
@@ -179,23 +205,110 @@ std::size_t page_round(std::size_t bytes) {
     return (bytes + page - 1) / page * page;
 }
 
-// Zeroed heap memory of `bytes`; `mapped` says which of the two kinds it is.
-std::byte* allocate_heap(std::size_t bytes, bool& mapped) {
-    mapped = bytes >= kMappedBytes;
-    void* at = mapped ? ::mmap(nullptr, page_round(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                      : std::calloc(bytes, 1);
-    if (at == (mapped ? MAP_FAILED : nullptr)) throw std::bad_alloc();
+void unmap(const Pieces& pieces) {
+    for (const auto& [at, bytes] : pieces) ::munmap(at, bytes);
+}
+
+// Zeroes the pages of [at, at + bytes) that are resident (whole pages); the others read as
+// zeros when touched. A pool piece's pages were in use only where a column wrote them (room
+// reserved and never used stays unmapped), and zeroing it whole would map them all.
+void zero_resident(std::byte* at, std::size_t bytes) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> resident(bytes / page);
+    if (::mincore(at, bytes, resident.data()) != 0) return std::memset(at, 0, bytes), void();
+    for (std::size_t i = 0, j; i < resident.size(); i = j) {
+        for (j = i; j < resident.size() && (resident[j] & 1) == (resident[i] & 1); ++j) {
+        }
+        if (resident[i] & 1) std::memset(at + i * page, 0, (j - i) * page);
+    }
+}
+
+// A zeroed anonymous mapping of `length` bytes (whole pages): from the pool, the smallest
+// piece that holds it, else its largest piece grown where it lies (mremap); a fresh mapping
+// when the pool is empty. On a virtual machine whose host takes free memory back within
+// seconds (free page reporting, as here), pages given back and faulted in again a stage later
+// cost 1.2-1.8 s a GB, and zeroing pages kept 0.04 s a GB (docs/pipeline.md, "Stop 51").
+std::byte* take_mapping(std::size_t length) {
+    Budget& b = budget();
+    std::byte* at = nullptr;
+    std::size_t old = 0;  // bytes of `at` that were in use before
+    Pieces dead;
+    {
+        std::lock_guard lock(b.mutex);
+        auto holds = [&](const auto& piece) { return piece.second >= length; };
+        const auto best = std::min_element(b.pool.begin(), b.pool.end(), [&](const auto& x, const auto& y) {
+            if (holds(x) != holds(y)) return holds(x);
+            return holds(x) ? x.second < y.second : x.second > y.second;
+        });
+        if (best != b.pool.end()) {
+            std::tie(at, old) = *best;
+            if (old > length) {  // the rest stays in the pool
+                *best = {at + length, old - length};
+                b.pool_bytes -= length, old = length;
+            } else {
+                b.pool_bytes -= old;
+                b.pool.erase(best);
+            }
+        }
+        b.count_mapped(static_cast<std::int64_t>(length));
+        dead = b.trim_pool();
+    }
+    unmap(dead);
+    if (at && old < length) {
+        void* grown = ::mremap(at, old, length, MREMAP_MAYMOVE);  // the new room comes zeroed
+        if (grown == MAP_FAILED) ::munmap(at, old), at = nullptr;
+        else at = static_cast<std::byte*>(grown);
+    }
+    if (at) {
+        zero_resident(at, old);
+        return at;
+    }
+    void* fresh = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (fresh == MAP_FAILED) {
+        std::lock_guard lock(b.mutex);
+        b.count_mapped(-static_cast<std::int64_t>(length));
+        throw std::bad_alloc();
+    }
     // Transparent huge pages, where the system leaves them to madvise (Debian's default): a
     // fault then maps 2 MB, not 4 KB, and the random passes (the dominator step's) miss the
     // TLB far less. 2 GB dump: 1.35M faults to 0.25M, 24.8 s to 15.6 s on a machine whose
-    // faults cost about 10 us each. mremap keeps the advice when a block grows.
-    if (mapped) ::madvise(at, page_round(bytes), MADV_HUGEPAGE);
+    // faults cost about 10 us each. mremap and the pool keep the advice.
+    ::madvise(fresh, length, MADV_HUGEPAGE);
+    return static_cast<std::byte*>(fresh);
+}
+
+// Back to the pool, or to the system once columns live in files.
+void give_mapping(std::byte* at, std::size_t length) noexcept {
+    Budget& b = budget();
+    {
+        std::lock_guard lock(b.mutex);
+        b.count_mapped(-static_cast<std::int64_t>(length));
+        try {
+            // Not once columns live in files, whose pages need the room; and within half the
+            // budget, as the heap columns are (`heap_bytes` counts this block still).
+            if (b.keep_blocks && b.file_bytes == 0 && b.heap_bytes + b.pool_bytes <= b.heap_cap()) {
+                b.pool.emplace_back(at, length);
+                b.pool_bytes += length;
+                return;
+            }
+        } catch (const std::bad_alloc&) {  // no room to note it: unmapped instead
+        }
+    }
+    ::munmap(at, length);
+}
+
+// Zeroed heap memory of `bytes`; `mapped` says which of the two kinds it is.
+std::byte* allocate_heap(std::size_t bytes, bool& mapped) {
+    mapped = bytes >= kMappedBytes;
+    if (mapped) return take_mapping(page_round(bytes));
+    void* at = std::calloc(bytes, 1);
+    if (!at) throw std::bad_alloc();
     return static_cast<std::byte*>(at);
 }
 
 // Gives back what allocate_heap gave.
 void free_heap(void* at, std::size_t bytes, bool mapped) {
-    if (mapped) ::munmap(at, page_round(bytes));
+    if (mapped) give_mapping(static_cast<std::byte*>(at), page_round(bytes));
     else std::free(at);
 }
 
@@ -242,6 +355,17 @@ void release_column_files() {
     b.drop_file_pages();
 }
 
+void keep_heap_blocks(bool keep) {
+    Budget& b = budget();
+    Pieces dead;
+    {
+        std::lock_guard lock(b.mutex);
+        b.keep_blocks = keep;
+        if (!keep) dead = b.trim_pool(true);
+    }
+    unmap(dead);
+}
+
 StorageUse storage_use() {
     Budget& b = budget();
     std::lock_guard lock(b.mutex);
@@ -275,11 +399,13 @@ ColumnBlock::ColumnBlock(std::size_t bytes) {
     if (bytes == 0) return;
     Budget& b = budget();
     std::string dir;
+    Pieces dead;
     {
         std::lock_guard lock(b.mutex);
         settle(b);
         in_file_ = b.heap_bytes + bytes > b.heap_cap();
         if (in_file_) {
+            dead = b.trim_pool(true);
             b.file_bytes += bytes;
             b.use.file_bytes_peak = std::max(b.use.file_bytes_peak, b.file_bytes);
             ++b.use.file_columns;
@@ -289,6 +415,7 @@ ColumnBlock::ColumnBlock(std::size_t bytes) {
             b.use.heap_bytes_peak = std::max(b.use.heap_bytes_peak, b.heap_bytes);
         }
     }
+    unmap(dead);
     bytes_ = bytes;  // counted: give_back() returns them if what follows throws
     try {
         if (in_file_) {
@@ -353,6 +480,8 @@ bool ColumnBlock::resize_in_place(std::size_t bytes) {
         std::memset(static_cast<std::byte*>(moved) + bytes_, 0, std::min(bytes, page_round(bytes_)) - bytes_);
     b.heap_bytes = b.heap_bytes - bytes_ + bytes;
     b.use.heap_bytes_peak = std::max(b.use.heap_bytes_peak, b.heap_bytes);
+    b.count_mapped(static_cast<std::int64_t>(page_round(bytes)) - static_cast<std::int64_t>(page_round(bytes_)));
+    unmap(b.trim_pool());
     data_ = static_cast<std::byte*>(moved), bytes_ = bytes;
     return true;
 }

@@ -86,6 +86,10 @@ private:
 void configure_storage(const StorageOptions& options);
 // Drops every column file's pages from the process (a stage boundary: StageClock).
 void release_column_files();
+// Whether large heap blocks given back are kept for the next (column.cpp, take_mapping); the
+// default. false also gives back what is kept: for a stage where memory not from columns
+// grows while columns are freed (the values stage reads the dump back).
+void keep_heap_blocks(bool keep);
 
 // The memory the machine offers: /proc/meminfo's MemAvailable, the cgroup's memory.max,
 // and the smaller of the two that are known (0: unknown). The default budget is the last.

@@ -101,6 +101,32 @@ TEST_CASE("column: a large heap column keeps its elements and zeroes new room wh
     CHECK(c[1'999'998] == 0);
 }
 
+// A large heap block given back is kept for the next (graph/column.cpp, take_mapping): the
+// smallest piece that holds a new block gives it, zeroed, and a block no piece holds grows
+// the largest one, zeroed too.
+TEST_CASE("column: large heap blocks given back come back zeroed, from the smallest piece that holds them") {
+    Budget budget(std::uint64_t{1} << 40);
+    keep_heap_blocks(false), keep_heap_blocks(true);  // no pieces from earlier cases
+    const std::byte* first = nullptr;
+    {
+        Column<std::uint32_t> gone(4'000'000);  // 16 MB
+        std::fill(gone.begin(), gone.end(), 0xdeadbeefu);
+        first = reinterpret_cast<const std::byte*>(gone.data());
+    }
+    Column<std::uint32_t> front(1'000'000);  // 4 MB of the 16
+    CHECK(reinterpret_cast<const std::byte*>(front.data()) == first);
+    CHECK(std::count(front.begin(), front.end(), 0u) == 1'000'000);
+    Column<std::uint32_t> rest(3'000'000);  // the 12 MB left, just past the 4 MB taken
+    CHECK(reinterpret_cast<const std::byte*>(rest.data()) > first);
+    CHECK(reinterpret_cast<const std::byte*>(rest.data()) < first + 16'000'000);
+    CHECK(std::count(rest.begin(), rest.end(), 0u) == 3'000'000);
+    std::fill(front.begin(), front.end(), 7u), std::fill(rest.begin(), rest.end(), 9u);
+    front = {}, rest = {};
+    Column<std::uint64_t> larger(3'000'000);  // 24 MB: more than any piece, the 12 MB one grown
+    CHECK(std::count(larger.begin(), larger.end(), std::uint64_t{0}) == 3'000'000);
+    keep_heap_blocks(false), keep_heap_blocks(true);
+}
+
 TEST_CASE("column: a large heap column past the budget on growing moves to a file with its elements") {
     Budget budget(std::uint64_t{32} << 20);  // 16 MB for columns in memory
     Column<std::uint64_t> c(1'500'000);  // 12 MB in memory
