@@ -239,6 +239,14 @@ void analyse_contents_and_make_tables(Input& in, Findings& f, const Options& opt
     clock.note(note);
 }
 
+// While it lives, heap blocks freed go back to the system (graph::keep_heap_blocks).
+struct HeapBlocksGiven {
+    HeapBlocksGiven() { graph::keep_heap_blocks(false); }
+    ~HeapBlocksGiven() { graph::keep_heap_blocks(true); }
+    HeapBlocksGiven(const HeapBlocksGiven&) = delete;
+    HeapBlocksGiven& operator=(const HeapBlocksGiven&) = delete;
+};
+
 }  // namespace
 
 Findings analyse(Input in, const Options& options) {
@@ -247,6 +255,7 @@ Findings analyse(Input in, const Options& options) {
     f.suspect_threshold = options.suspect_threshold;
     f.warnings = std::move(in.warnings);
     f.timings = std::move(in.timings);
+    std::optional<HeapBlocksGiven> given_back;  // outlives what the block below frees at its end
     {
         StageClock clock(f.timings, options.progress);
         std::vector<graph::NodeId> to_read;
@@ -272,10 +281,10 @@ Findings analyse(Input in, const Options& options) {
         // stage, the run's other peak: 281 MB on the 2 GB BigHeap dump, and 2.2 GB of column
         // files on its 8x replica while the duplicate check reads the dump back.
         f.paths = {};
-        // The values stage is the run's other peak, and reads the dump back: blocks it gives
-        // back go to the system, not the pool (which gives back what it kept), else they would
-        // add to the dump's pages there (2 GB BigHeap dump: 2.23 GB against 2.12 GB).
-        graph::keep_heap_blocks(false);
+        // Nor are the blocks freed from here on kept for reuse (graph/column.h; the pool gives
+        // back what it kept): the values stage reads the dump back, and kept blocks would add
+        // to its pages (2 GB BigHeap dump: 2.23 GB against 2.12 GB).
+        given_back.emplace();
         if (options.report) {
             analyse_contents_and_make_tables(in, f, options, values, inspected, clock);
         } else {
@@ -283,7 +292,6 @@ Findings analyse(Input in, const Options& options) {
             make_tables(f, options);
         }
     }
-    graph::keep_heap_blocks(true);
     return f;
 }
 

@@ -405,7 +405,7 @@ ColumnBlock::ColumnBlock(std::size_t bytes) {
         settle(b);
         in_file_ = b.heap_bytes + bytes > b.heap_cap();
         if (in_file_) {
-            dead = b.trim_pool(true);
+            dead = b.trim_pool(true);  // the file's pages need the room
             b.file_bytes += bytes;
             b.use.file_bytes_peak = std::max(b.use.file_bytes_peak, b.file_bytes);
             ++b.use.file_columns;
