@@ -227,7 +227,7 @@ void zero_resident(std::byte* at, std::size_t bytes) {
 // piece that holds it, else its largest piece grown where it lies (mremap); a fresh mapping
 // when the pool is empty. On a virtual machine whose host takes free memory back within
 // seconds (free page reporting, as here), pages given back and faulted in again a stage later
-// cost 1.2-1.8 s a GB, and zeroing pages kept 0.04 s a GB (docs/pipeline.md, "Stop 51").
+// cost 0.7-1.8 s a GB, and zeroing pages kept 0.04 s a GB (docs/pipeline.md, "Stop 51").
 std::byte* take_mapping(std::size_t length) {
     Budget& b = budget();
     std::byte* at = nullptr;
