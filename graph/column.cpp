@@ -277,7 +277,7 @@ std::byte* take_mapping(std::size_t length) {
     return static_cast<std::byte*>(fresh);
 }
 
-// Back to the pool, or to the system once columns live in files.
+// Back to the pool when it may keep the block (below), else to the system.
 void give_mapping(std::byte* at, std::size_t length) noexcept {
     Budget& b = budget();
     {
