@@ -46,6 +46,8 @@ namespace {
 
 using Pieces = std::vector<std::pair<std::byte*, std::size_t>>;  // address ranges
 
+std::size_t page_bytes() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
+
 // The process's resident file-backed pages (/proc/self/statm's "shared"), in bytes.
 std::uint64_t resident_file_bytes() {
     std::FILE* statm = std::fopen("/proc/self/statm", "r");
@@ -54,7 +56,7 @@ std::uint64_t resident_file_bytes() {
         if (std::fscanf(statm, "%llu %llu %llu", &size, &resident, &shared) != 3) shared = 0;
         std::fclose(statm);
     }
-    return shared * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    return shared * page_bytes();
 }
 
 // The process-wide budget, the column files it made, and the pager: a thread that reads the
@@ -201,7 +203,7 @@ std::byte* map_file(std::size_t bytes, const std::string& dir) {
 constexpr std::size_t kMappedBytes = std::size_t{1} << 20;
 
 std::size_t page_round(std::size_t bytes) {
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t page = page_bytes();
     return (bytes + page - 1) / page * page;
 }
 
@@ -213,13 +215,14 @@ void unmap(const Pieces& pieces) {
 // zeros when touched. A pool piece's pages were in use only where a column wrote them (room
 // reserved and never used stays unmapped), and zeroing it whole would map them all.
 void zero_resident(std::byte* at, std::size_t bytes) {
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t page = page_bytes();
     std::vector<unsigned char> resident(bytes / page);
     if (::mincore(at, bytes, resident.data()) != 0) return std::memset(at, 0, bytes), void();
-    for (std::size_t i = 0, j; i < resident.size(); i = j) {
-        for (j = i; j < resident.size() && (resident[j] & 1) == (resident[i] & 1); ++j) {
-        }
-        if (resident[i] & 1) std::memset(at + i * page, 0, (j - i) * page);
+    auto in = [](unsigned char flags) { return (flags & 1) != 0; };
+    for (auto run = resident.begin(); run != resident.end();) {
+        const auto end = std::find_if(run, resident.end(), [&](unsigned char f) { return in(f) != in(*run); });
+        if (in(*run)) std::memset(at + (run - resident.begin()) * page, 0, static_cast<std::size_t>(end - run) * page);
+        run = end;
     }
 }
 
@@ -457,7 +460,7 @@ void ColumnBlock::give_back() noexcept {
 // pressure); the next touch maps them back with the same bytes.
 void ColumnBlock::release_pages(std::size_t from, std::size_t to) const {
     if (!in_file_ || from >= to) return;
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t page = page_bytes();
     from = from / page * page;
     to = std::min(page_round(to), page_round(bytes_));
     ::madvise(data_ + from, to - from, MADV_DONTNEED);
@@ -471,18 +474,22 @@ void ColumnBlock::populate() const {
 bool ColumnBlock::resize_in_place(std::size_t bytes) {
     if (!mapped_ || bytes < kMappedBytes) return false;
     Budget& b = budget();
-    std::lock_guard lock(b.mutex);  // the budget and the block change together
-    if (bytes > bytes_ && b.heap_bytes + (bytes - bytes_) > b.heap_cap()) return false;
-    void* moved = ::mremap(data_, page_round(bytes_), page_round(bytes), MREMAP_MAYMOVE);
-    if (moved == MAP_FAILED) return false;
-    // The last page of an earlier shrink may hold old bytes past its end: new bytes are zero.
-    if (bytes > bytes_)
-        std::memset(static_cast<std::byte*>(moved) + bytes_, 0, std::min(bytes, page_round(bytes_)) - bytes_);
-    b.heap_bytes = b.heap_bytes - bytes_ + bytes;
-    b.use.heap_bytes_peak = std::max(b.use.heap_bytes_peak, b.heap_bytes);
-    b.count_mapped(static_cast<std::int64_t>(page_round(bytes)) - static_cast<std::int64_t>(page_round(bytes_)));
-    unmap(b.trim_pool());
-    data_ = static_cast<std::byte*>(moved), bytes_ = bytes;
+    Pieces dead;  // unmapped once the lock is let go, as everywhere
+    {
+        std::lock_guard lock(b.mutex);  // the budget and the block change together
+        if (bytes > bytes_ && b.heap_bytes + (bytes - bytes_) > b.heap_cap()) return false;
+        void* moved = ::mremap(data_, page_round(bytes_), page_round(bytes), MREMAP_MAYMOVE);
+        if (moved == MAP_FAILED) return false;
+        // The last page of an earlier shrink may hold old bytes past its end: new bytes are zero.
+        if (bytes > bytes_)
+            std::memset(static_cast<std::byte*>(moved) + bytes_, 0, std::min(bytes, page_round(bytes_)) - bytes_);
+        b.heap_bytes = b.heap_bytes - bytes_ + bytes;
+        b.use.heap_bytes_peak = std::max(b.use.heap_bytes_peak, b.heap_bytes);
+        b.count_mapped(static_cast<std::int64_t>(page_round(bytes)) - static_cast<std::int64_t>(page_round(bytes_)));
+        dead = b.trim_pool();
+        data_ = static_cast<std::byte*>(moved), bytes_ = bytes;
+    }
+    unmap(dead);
     return true;
 }
 
