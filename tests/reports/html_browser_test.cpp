@@ -164,16 +164,11 @@ TEST_CASE("html report in chromium: duplicate strings show the planted hostile v
     CHECK(page.dom.find("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;", properties) != std::string::npos);
 }
 
-namespace {
-
-// Loads the page of every dump in each of data/DIRS (at least `least` dumps in each) and
-// checks each is clean. Split in three cases, so that ctest runs them beside each other and
-// beside other tests: one case took 130 s (164 s under sanitizers), a long tail in CI.
-void check_every_page(std::initializer_list<std::pair<const char*, std::size_t>> dirs) {
+TEST_CASE("html report in chromium: the page of every dump in data/ loads without errors") {
     REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (apt-get install chromium): the browser tests need it");
     auto started = std::chrono::steady_clock::now();
     std::size_t pages = 0;
-    for (auto [dir, least] : dirs) {
+    for (const char* dir : {"hprof", "hprof-android", "hprof-gz", "phd", "samples"}) {
         std::vector<std::filesystem::path> dumps;
         for (const auto& entry : std::filesystem::directory_iterator(test::data_path(dir))) {
             std::string name = entry.path().filename().string();
@@ -181,26 +176,12 @@ void check_every_page(std::initializer_list<std::pair<const char*, std::size_t>>
                 dumps.push_back(entry.path());
         }
         std::sort(dumps.begin(), dumps.end());
-        CHECK_MESSAGE(dumps.size() >= least, dir);
         for (const auto& path : dumps) {
             CAPTURE(path.string());
             check_clean(load_page(html_of(path.string(), std::string(dir) + "-" + path.filename().string())));
             ++pages;
         }
     }
+    CHECK(pages >= 20);
     MESSAGE(pages << " pages in chromium: " << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s");
-}
-
-}  // namespace
-
-TEST_CASE("html report in chromium: the page of every dump in data/hprof loads without errors") {
-    check_every_page({{"hprof", 12}});
-}
-
-TEST_CASE("html report in chromium: the page of every dump in data/samples loads without errors") {
-    check_every_page({{"samples", 10}});
-}
-
-TEST_CASE("html report in chromium: the page of every Android, gzip and PHD dump in data/ loads without errors") {
-    check_every_page({{"hprof-android", 2}, {"hprof-gz", 1}, {"phd", 3}});
 }
