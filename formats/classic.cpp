@@ -57,15 +57,6 @@ constexpr std::uint8_t kIbm1047[256] = {
     0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0xB3, 0xDB, 0xDC, 0xD9, 0xDA, 0x9F,  // 0xF0
 };
 
-bool starts_with(Bytes bytes, std::string_view prefix) {
-    return bytes.size() >= prefix.size() && std::memcmp(bytes.data(), prefix.data(), prefix.size()) == 0;
-}
-
-bool is_ebcdic(Bytes file) {
-    return file.size() >= sizeof kEbcdicVersion &&
-           std::equal(std::begin(kEbcdicVersion), std::end(kEbcdicVersion), file.begin());
-}
-
 int hex_value(std::uint8_t c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -539,6 +530,11 @@ void compare(std::vector<std::string>& warnings, const std::string& trailer, std
 
 }  // namespace
 
+bool classic_is_ebcdic(Bytes head) {
+    return head.size() >= sizeof kEbcdicVersion &&
+           std::equal(std::begin(kEbcdicVersion), std::end(kEbcdicVersion), head.begin());
+}
+
 // ---- public ---------------------------------------------------------------------------------
 
 ObjectKind classic_type_kind(std::string_view type) {
@@ -554,7 +550,7 @@ std::vector<std::uint8_t> classic_ebcdic_to_ascii(Bytes ebcdic) {
 
 std::variant<ClassicHeader, DecodeError> read_classic_header(Bytes file) {
     Bytes window = file.first(static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), kHeaderWindow)));
-    if (!is_ebcdic(file)) return read_header_text(window, file.size());
+    if (!classic_is_ebcdic(file)) return read_header_text(window, file.size());
     std::vector<std::uint8_t> ascii = classic_ebcdic_to_ascii(window);
     auto header = read_header_text(ascii, file.size());
     if (auto* read = std::get_if<ClassicHeader>(&header)) read->ebcdic = true;
@@ -593,7 +589,7 @@ std::uint64_t classic_lines_in(Bytes file, const ClassicBlock& block) {
 
 std::variant<std::vector<ClassicBlock>, DecodeError> split_classic_blocks(Bytes file, const ClassicHeader& header,
                                                                           std::uint64_t target_bytes) {
-    if (is_ebcdic(file))
+    if (classic_is_ebcdic(file))
         return DecodeError{0, "classic header", "is still EBCDIC: split classic_ebcdic_to_ascii(file) instead"};
     if (header.body_offset > file.size())
         return DecodeError{header.body_offset, "classic header",
@@ -610,7 +606,7 @@ std::variant<std::vector<ClassicBlock>, DecodeError> split_classic_blocks(Bytes 
 
 std::variant<ClassicRecords, DecodeError> decode_classic_block(Bytes file, const ClassicHeader& header,
                                                                const ClassicBlock& block) {
-    if (is_ebcdic(file))
+    if (classic_is_ebcdic(file))
         return DecodeError{0, "classic header", "is still EBCDIC: decode classic_ebcdic_to_ascii(file) instead"};
     if (block.begin > block.end || block.end > file.size())
         return DecodeError{block.begin, "classic block",

@@ -59,6 +59,8 @@ std::variant<ClassicHeader, DecodeError> read_classic_header(Bytes file);
 // Byte for byte IBM-1047 to ASCII (Latin-1 above 0x7F); both NL (0x15) and LF (0x25) become
 // '\n'.
 std::vector<std::uint8_t> classic_ebcdic_to_ascii(Bytes ebcdic);
+// Whether `head` opens with "// Version:" in IBM-1047 (format detection asks too).
+bool classic_is_ebcdic(Bytes head);
 
 // Lines [begin, end) of the (ASCII) file that start with a record header or a trailer.
 struct ClassicBlock {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <stdexcept>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,11 @@ using Bytes = std::span<const std::uint8_t>;
 // or a length a dump claims).
 inline Bytes bytes_at(Bytes bytes, std::uint64_t offset, std::uint64_t count) {
     return offset <= bytes.size() && count <= bytes.size() - offset ? bytes.subspan(offset, count) : Bytes{};
+}
+
+// Whether `bytes` opens with `prefix`, byte for byte.
+inline bool starts_with(Bytes bytes, std::string_view prefix) {
+    return bytes.size() >= prefix.size() && std::memcmp(bytes.data(), prefix.data(), prefix.size()) == 0;
 }
 
 using ObjectId = std::uint64_t;  // an address (HPROF identifier) as written in the dump

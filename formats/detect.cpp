@@ -2,26 +2,13 @@
 // HPROF opens with "JAVA PROFILE 1.0.x\0"; gzip with 1f 8b; PHD with a u2 length 18 and
 // "portable heap dump"; the classic text heapdump with "// Version:" (ASCII or, on z/OS,
 // EBCDIC code page 1047).
+#include "classic.h"
 #include "formats.h"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace heapgraph {
-
-namespace {
-
-bool starts_with(Bytes head, std::string_view prefix) {
-    return head.size() >= prefix.size() &&
-           std::equal(prefix.begin(), prefix.end(), head.begin(),
-                      [](char a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; });
-}
-
-// "// Version:" in IBM-1047.
-constexpr std::uint8_t kEbcdicVersion[] = {0x61, 0x61, 0x40, 0xE5, 0x85, 0x99, 0xA2,
-                                           0x89, 0x96, 0x95, 0x7A};
-
-}  // namespace
 
 DumpFormat detect_format(Bytes head) {
     // A file shorter than the magic that matches as far as it goes is a dump cut short:
@@ -36,9 +23,7 @@ DumpFormat detect_format(Bytes head) {
     Bytes text = head;
     if (starts_with(text, "\xEF\xBB\xBF")) text = text.subspan(3);
     if (starts_with(text, "// Version:")) return DumpFormat::classic;
-    if (text.size() >= sizeof kEbcdicVersion &&
-        std::equal(std::begin(kEbcdicVersion), std::end(kEbcdicVersion), text.begin()))
-        return DumpFormat::classic;
+    if (classic_is_ebcdic(text)) return DumpFormat::classic;
     return DumpFormat::unknown;
 }
 

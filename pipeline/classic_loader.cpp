@@ -186,7 +186,7 @@ LoadedDump build(Parsed parsed, std::unique_ptr<IbmClassNamer> namer, DumpInfo& 
 }
 
 // --allow-truncated: what a dump without its "// EOF" lost.
-Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std::uint64_t file_end) {
+Warning classic_truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std::uint64_t file_end) {
     std::string text = "the dump is cut short (the file ends at " + hex_offset(file_end) + "): " + cut.record + " " + cut.message;
     if (read_up_to < file_end)
         text += "; the last record or trailer, at " + hex_offset(read_up_to) + ", may have lost lines to the cut and was dropped (" +
@@ -216,7 +216,7 @@ LoadedDump load_classic(Bytes file, DumpInfo info, const LoadOptions& options, b
     std::optional<DecodeError> cut = parsed.cut;
     frame.stop();
     LoadedDump loaded = build(std::move(parsed), std::move(namer), info, options);
-    if (cut) loaded.warnings.push_back(truncation_warning(*cut, whole, text.size()));
+    if (cut) loaded.warnings.push_back(classic_truncation_warning(*cut, whole, text.size()));
     return frame.finish(std::move(loaded));
 }
 

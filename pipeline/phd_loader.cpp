@@ -18,7 +18,7 @@ namespace {
 constexpr std::uint64_t kRunBytes = 4u << 20;
 
 // --allow-truncated: the record the end of the file cut, and what was lost with it.
-Warning truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std::uint64_t file_end) {
+Warning phd_truncation_warning(const DecodeError& cut, std::uint64_t read_up_to, std::uint64_t file_end) {
     return {"truncated", 1,
             "the dump is cut short: " + cut.record + " at " + hex_offset(cut.offset) + " " + cut.message +
                 "; read up to the last whole record, which ends at " + hex_offset(read_up_to) + ": " +
@@ -100,7 +100,7 @@ LoadedDump load_phd(Bytes file, DumpInfo info, const LoadOptions& options, bool 
         });
     frame.stop();
     LoadedDump loaded = build_ibm_heap(std::move(heap), info);
-    if (cut) loaded.warnings.push_back(truncation_warning(*cut, runs.empty() ? header.body_offset : runs.back().end, file.size()));
+    if (cut) loaded.warnings.push_back(phd_truncation_warning(*cut, runs.empty() ? header.body_offset : runs.back().end, file.size()));
     return frame.finish(std::move(loaded));
 }
 

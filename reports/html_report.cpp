@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "html_common.h"
+#include "hex_id.h"
 #include "reports.h"
 
 namespace heapgraph::reports {
@@ -34,7 +35,7 @@ using Json = nlohmann::ordered_json;
 // The page stays under 10 MB (10,000,000 bytes) whatever the dump.
 constexpr std::size_t kMaxPageBytes = 10'000'000;
 constexpr std::size_t kMaxReportBytes = 4'000'000;  // the embedded JSON report, after cuts
-constexpr std::size_t kMaxRows = 5000;              // per array of the JSON report, at first
+constexpr std::size_t kMaxRowsAtFirst = 5000;       // per array of the JSON report, at first
 constexpr std::size_t kMaxStringBytes = 1000;       // class names of hostile dumps can be huge
 constexpr std::size_t kMaxTreeNodes = 50'000;
 constexpr std::size_t kMaxChildren = 1000;  // per node of the extract, the largest ones
@@ -44,12 +45,6 @@ constexpr std::size_t kTreeNodeBytes = 110;  // a generous estimate of one node 
 // The page around the data: head (CSS, error capture) and tail (markup, script); at the end.
 std::string_view page_head();
 std::string_view page_tail();
-
-std::string hex_id(std::uint64_t address) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
-    return text;
-}
 
 // Cuts at a UTF-8 character boundary.
 std::string cut_string(const std::string& s, std::size_t max_bytes) {
@@ -88,7 +83,7 @@ std::string compact(const Json& json) {
 
 // The report with arrays cut to fewer rows until it fits kMaxReportBytes.
 Json bounded_report(const Json& original, Cuts& cuts) {
-    for (std::size_t rows = kMaxRows;; rows /= 2) {
+    for (std::size_t rows = kMaxRowsAtFirst;; rows /= 2) {
         Cuts attempt;
         Json report = original;
         bound_json(report, "", rows, attempt);
@@ -189,7 +184,6 @@ Json tree_extract(const analysis::Findings& a, std::size_t budget) {
 std::size_t tree_size(const graph::Retained& r) {
     return r.in_tree.count();
 }
-
 
 }  // namespace
 

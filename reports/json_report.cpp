@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "hex_id.h"
 #include "reports.h"
 #include "top_rows.h"
 
@@ -21,12 +22,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 using analysis::Findings;
-
-std::string hex_id(std::uint64_t address) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
-    return text;
-}
 
 // Sections list at most kMaxRows rows: a small dump can declare 100,000 classes that share
 // one long name. What a section leaves out is said in a `truncated_output` warning.
@@ -686,7 +681,6 @@ Json warnings_section(std::vector<Warning> warnings, const std::vector<Cut>& cut
         out.push_back(Json{{"code", w.code}, {"count", w.count}, {"message", w.message}});
     return out;
 }
-
 
 std::string text_of(const Json& json) {
     // Dump strings need not be valid UTF-8: replace bad bytes rather than fail the report.

@@ -8,11 +8,13 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "column.h"
@@ -52,6 +54,24 @@ inline std::string fresh_dir(const std::string& name) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;
+}
+
+// `bytes` written to `name` under temp_dir(); its path.
+inline std::string write_temp(const std::string& name, const std::vector<std::uint8_t>& bytes) {
+    std::string path = temp_dir() + "/" + name;
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    return path;
+}
+
+// An object id as the HPROF tests write it: with 8-byte ids it fills all 8 bytes, so a decoder
+// reading too few bytes is caught.
+inline ObjectId wide_id(std::uint32_t id_size, ObjectId low) { return id_size == 8 ? 0x00007FA100000000ULL | low : low; }
+
+inline std::vector<std::uint8_t> bytes_of(std::string_view text) { return {text.begin(), text.end()}; }
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

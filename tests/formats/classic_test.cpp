@@ -103,7 +103,7 @@ std::string sdk_consistent() {
                   "// EOF:  Total 'Objects',Refs(null) : 6,63(24)\n";
 }
 
-Bytes bytes_of(const std::string& text) {
+Bytes view_of(const std::string& text) {
     return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
 
@@ -113,7 +113,7 @@ std::string replace(std::string text, const std::string& from, const std::string
     return text.replace(at, from.size(), to);
 }
 
-struct Decoded {
+struct ClassicDecoded {
     ClassicHeader header;
     std::vector<ClassicBlock> blocks;
     ClassicRecords records;  // all blocks, references renumbered, type names merged
@@ -140,9 +140,9 @@ void append(ClassicRecords& all, ClassicRecords&& part) {
 }
 
 // The whole flow: header, split, decode, gather, check; the first error of any step.
-std::variant<Decoded, DecodeError> run(Bytes file, std::uint64_t target_bytes,
+std::variant<ClassicDecoded, DecodeError> run(Bytes file, std::uint64_t target_bytes,
                                        std::vector<std::string>* warnings = nullptr) {
-    Decoded out;
+    ClassicDecoded out;
     auto header = read_classic_header(file);
     if (auto* error = std::get_if<DecodeError>(&header)) return *error;
     out.header = std::get<ClassicHeader>(header);
@@ -174,7 +174,7 @@ auto key(const ClassicClass& c) {
     return std::tie(c.address, c.size_bytes, c.name, c.first_ref, c.ref_count, c.file_offset, c.line);
 }
 
-void check_same(const Decoded& a, const Decoded& b) {
+void check_same(const ClassicDecoded& a, const ClassicDecoded& b) {
     REQUIRE(a.records.objects.size() == b.records.objects.size());
     for (std::size_t i = 0; i < a.records.objects.size(); ++i) {
         CAPTURE(i);
@@ -196,9 +196,9 @@ void check_same(const Decoded& a, const Decoded& b) {
 }
 
 // Decodes as one block and as one block per record; both must agree.
-Decoded decode(const std::string& text, std::vector<std::string>* warnings = nullptr) {
-    Decoded whole = expect_ok<Decoded>(run(bytes_of(text), 1 << 20, warnings));
-    Decoded each = expect_ok<Decoded>(run(bytes_of(text), 1));
+ClassicDecoded decode(const std::string& text, std::vector<std::string>* warnings = nullptr) {
+    ClassicDecoded whole = expect_ok<ClassicDecoded>(run(view_of(text), 1 << 20, warnings));
+    ClassicDecoded each = expect_ok<ClassicDecoded>(run(view_of(text), 1));
     check_same(whole, each);
     return whole;
 }
@@ -216,7 +216,7 @@ std::vector<ObjectId> refs_of(const ClassicRecords& records, const ClassicClass&
 const std::string& type_of(const ClassicRecords& records, const ClassicObject& o) { return records.type_names[o.type]; }
 
 // The one error of decoding `text` as a single block.
-DecodeError decode_error(const std::string& text) { return expect_error(run(bytes_of(text), 1 << 20)); }
+DecodeError decode_error(const std::string& text) { return expect_error(run(view_of(text), 1 << 20)); }
 
 // ASCII to IBM-1047, inverting the decoder's own table; '\n' becomes NL (0x15), as on z/OS.
 std::vector<std::uint8_t> to_ebcdic(const std::string& text, std::uint8_t newline = 0x15) {
@@ -236,7 +236,7 @@ std::vector<std::uint8_t> to_ebcdic(const std::string& text, std::uint8_t newlin
 // ---- header ---------------------------------------------------------------------------------
 
 TEST_CASE("classic: the header gives the version, the body offset, the word size and the writer") {
-    ClassicHeader openj9 = expect_ok<ClassicHeader>(read_classic_header(bytes_of(kOpenJ9)));
+    ClassicHeader openj9 = expect_ok<ClassicHeader>(read_classic_header(view_of(kOpenJ9)));
     CHECK(openj9.version == "JRE 1.8.0 Linux amd64-64 (build 1.8.0_232-b09)");
     CHECK(openj9.body_offset == 0x3b);
     CHECK(openj9.body_line == 2);
@@ -245,11 +245,11 @@ TEST_CASE("classic: the header gives the version, the body offset, the word size
     CHECK_FALSE(openj9.ebcdic);
     CHECK_FALSE(openj9.crlf);
 
-    ClassicHeader every = expect_ok<ClassicHeader>(read_classic_header(bytes_of(kEveryKind)));
+    ClassicHeader every = expect_ok<ClassicHeader>(read_classic_header(view_of(kEveryKind)));
     CHECK(every.word_bytes == 4);
     CHECK(every.variant == ClassicHeader::Variant::openj9);
 
-    ClassicHeader sdk = expect_ok<ClassicHeader>(read_classic_header(bytes_of(kSdk)));
+    ClassicHeader sdk = expect_ok<ClassicHeader>(read_classic_header(view_of(kSdk)));
     CHECK(sdk.version == "J2RE 6.0 IBM J9 2.5 Linux x86-32 build 20081016_024574_lHdRSr");
     CHECK(sdk.word_bytes == 4);
     CHECK(sdk.variant == ClassicHeader::Variant::sdk);
@@ -260,7 +260,7 @@ TEST_CASE("classic: a dump without records reads its trailers, and a UTF-8 byte 
                               "// Breakdown - Classes: 0, Objects: 0, ObjectArrays: 0, PrimitiveArrays: 0\n"
                               "// EOF:  Total 'Objects',Refs(null) : 0,0(0)\n";
     std::vector<std::string> warnings;
-    Decoded d = decode(empty, &warnings);
+    ClassicDecoded d = decode(empty, &warnings);
     CHECK(d.header.version == "JRE 17");
     CHECK(d.header.body_offset == 22);
     CHECK(d.header.word_bytes == 8);  // nothing to tell: the default
@@ -270,12 +270,12 @@ TEST_CASE("classic: a dump without records reads its trailers, and a UTF-8 byte 
 }
 
 TEST_CASE("classic: a file that does not open with // Version: is refused at offset 0") {
-    DecodeError error = expect_error(read_classic_header(bytes_of("0x00000000 [16] OBJ x\n")));
+    DecodeError error = expect_error(read_classic_header(view_of("0x00000000 [16] OBJ x\n")));
     CHECK(error.offset == 0);
     CHECK(error.record == "classic header");
     CHECK(error.message.find("// Version:") != std::string::npos);
     std::string endless = "// Version: " + std::string(2 << 20, 'x');
-    error = expect_error(read_classic_header(bytes_of(endless)));
+    error = expect_error(read_classic_header(view_of(endless)));
     CHECK(error.message.find("does not end within") != std::string::npos);
 }
 
@@ -283,7 +283,7 @@ TEST_CASE("classic: a file that does not open with // Version: is refused at off
 
 TEST_CASE("classic: the OpenJ9 example reads every record with its references and trailers") {
     std::vector<std::string> warnings;
-    Decoded d = decode(kOpenJ9, &warnings);
+    ClassicDecoded d = decode(kOpenJ9, &warnings);
     const ClassicRecords& r = d.records;
     REQUIRE(r.objects.size() == 3);
     CHECK(r.objects[0].address == 0xE0000AF0);
@@ -316,7 +316,7 @@ TEST_CASE("classic: the OpenJ9 example reads every record with its references an
 
 TEST_CASE("classic: every record kind is counted by kind, a nested int array as an object array OpenJ9 counts apart") {
     std::vector<std::string> warnings;
-    Decoded d = decode(kEveryKind, &warnings);  // its Breakdown counts "[[I" as OpenJ9 does: no warning
+    ClassicDecoded d = decode(kEveryKind, &warnings);  // its Breakdown counts "[[I" as OpenJ9 does: no warning
     const ClassicCounts& c = d.totals.counts;
     CHECK(c.classes == 3);
     CHECK(c.objects == 2);
@@ -352,7 +352,7 @@ TEST_CASE("classic: arrays of primitive arrays are object arrays, and a Breakdow
         "// Breakdown - Classes: 0, Objects: 0, ObjectArrays: 3, PrimitiveArrays: 1\n"
         "// EOF:  Total 'Objects',Refs(null) : 4,1(0)\n";
     std::vector<std::string> warnings;
-    Decoded d = decode(text, &warnings);
+    ClassicDecoded d = decode(text, &warnings);
     CHECK(d.totals.counts.object_arrays == 3);
     CHECK(d.totals.counts.primitive_arrays == 1);
     CHECK(warnings.empty());
@@ -371,7 +371,7 @@ TEST_CASE("classic: arrays of primitive arrays are object arrays, and a Breakdow
 
 TEST_CASE("classic: the IBM SDK example reads class blocks, nulls and a header after references on its line") {
     std::vector<std::string> warnings;
-    Decoded d = decode(kSdk, &warnings);
+    ClassicDecoded d = decode(kSdk, &warnings);
     const ClassicRecords& r = d.records;
     REQUIRE(r.objects.size() == 4);
     CHECK(r.objects[0].class_block == 0x415319D8);
@@ -426,7 +426,7 @@ TEST_CASE("classic: trailer numbers that disagree with the records are warnings 
 
 TEST_CASE("classic: an SDK object without a class block, or with a null one, is counted") {
     std::vector<std::string> warnings;
-    Decoded d = decode(replace(sdk_consistent(), "0x41530F20\n", ""), &warnings);
+    ClassicDecoded d = decode(replace(sdk_consistent(), "0x41530F20\n", ""), &warnings);
     CHECK(d.records.sdk_objects_without_class_block == 1);
     CHECK(d.records.objects[1].class_block == 0);
     CHECK(warnings == std::vector<std::string>{"// EOF says 39 non-null references, the file lists 38"});
@@ -443,7 +443,7 @@ TEST_CASE("classic: a record's references may fill one very long line") {
                        "// Breakdown - Classes: 0, Objects: 0, ObjectArrays: 1, PrimitiveArrays: 0\n"
                        "// EOF:  Total 'Objects',Refs(null) : 1,200000(0)\n";
     std::vector<std::string> warnings;
-    Decoded d = decode(text, &warnings);
+    ClassicDecoded d = decode(text, &warnings);
     REQUIRE(d.records.objects.size() == 1);
     CHECK(d.records.objects[0].ref_count == 200000);
     CHECK(warnings.empty());
@@ -453,8 +453,8 @@ TEST_CASE("classic: Windows line ends read the same as Unix ones") {
     std::string crlf;
     for (char c : kOpenJ9) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
     std::vector<std::string> warnings;
-    Decoded unix_ = decode(kOpenJ9);
-    Decoded windows = decode(crlf, &warnings);
+    ClassicDecoded unix_ = decode(kOpenJ9);
+    ClassicDecoded windows = decode(crlf, &warnings);
     CHECK(windows.header.crlf);
     CHECK(windows.header.version == unix_.header.version);
     CHECK(windows.records.refs == unix_.records.refs);
@@ -520,13 +520,13 @@ TEST_CASE("classic: an EBCDIC dump decodes like its ASCII original, with NL or L
     SUBCASE("LF") { newline = 0x25; }
     std::vector<std::uint8_t> ebcdic = to_ebcdic(kSdk, newline);
     CHECK(detect_format(ebcdic) == DumpFormat::classic);
-    Decoded ascii = decode(kSdk);
-    Decoded d = expect_ok<Decoded>(run(ebcdic, 1 << 20));
+    ClassicDecoded ascii = decode(kSdk);
+    ClassicDecoded d = expect_ok<ClassicDecoded>(run(ebcdic, 1 << 20));
     CHECK(d.header.ebcdic);
     CHECK(d.header.version == ascii.header.version);
     CHECK(d.header.variant == ClassicHeader::Variant::sdk);
     check_same(d, ascii);
-    check_same(expect_ok<Decoded>(run(ebcdic, 1)), ascii);
+    check_same(expect_ok<ClassicDecoded>(run(ebcdic, 1)), ascii);
     CHECK(d.records.type_names == ascii.records.type_names);  // '$', '[' and ';' survive
     CHECK(d.records.classes[1].name == "java/lang/Math");
 }
@@ -543,7 +543,7 @@ TEST_CASE("classic: EBCDIC bytes handed to the splitter or the decoder untransla
 // ---- blocks ---------------------------------------------------------------------------------
 
 TEST_CASE("classic: blocks start at record or trailer lines and know their first line") {
-    Decoded d = expect_ok<Decoded>(run(bytes_of(kOpenJ9), 1));
+    ClassicDecoded d = expect_ok<ClassicDecoded>(run(view_of(kOpenJ9), 1));
     std::vector<std::uint64_t> lines;
     for (const ClassicBlock& block : d.blocks) {
         lines.push_back(block.first_line);
@@ -553,7 +553,7 @@ TEST_CASE("classic: blocks start at record or trailer lines and know their first
     CHECK(lines == std::vector<std::uint64_t>{2, 4, 6, 8, 10, 11});
     CHECK(d.blocks.back().end == kOpenJ9.size());
     // A block never cuts the SDK example inside its Breakdown trailer.
-    Decoded sdk = expect_ok<Decoded>(run(bytes_of(kSdk), 1));
+    ClassicDecoded sdk = expect_ok<ClassicDecoded>(run(view_of(kSdk), 1));
     // Lines 2, 4, 6 (with the header on line 10), 12, 14, then Breakdown (lines 19-20) and EOF.
     CHECK(sdk.blocks.size() == 7);
     CHECK(sdk.blocks[5].first_line == 19);
@@ -561,10 +561,10 @@ TEST_CASE("classic: blocks start at record or trailer lines and know their first
 
 TEST_CASE("classic: splitting at any target size gives the same records as one block") {
     for (const std::string* text : {&kOpenJ9, &kEveryKind, &kSdk}) {
-        Decoded whole = decode(*text);
+        ClassicDecoded whole = decode(*text);
         for (std::uint64_t target = 0; target <= text->size() + 1; target += 7) {
             CAPTURE(target);
-            Decoded split = expect_ok<Decoded>(run(bytes_of(*text), target));
+            ClassicDecoded split = expect_ok<ClassicDecoded>(run(view_of(*text), target));
             check_same(split, whole);
         }
     }
@@ -572,8 +572,8 @@ TEST_CASE("classic: splitting at any target size gives the same records as one b
 
 TEST_CASE("classic: an empty body gives no blocks, and the missing // EOF says so") {
     const std::string text = "// Version: JRE 17\n";
-    ClassicHeader header = expect_ok<ClassicHeader>(read_classic_header(bytes_of(text)));
-    CHECK(expect_ok<std::vector<ClassicBlock>>(split_classic_blocks(bytes_of(text), header, 64)).empty());
+    ClassicHeader header = expect_ok<ClassicHeader>(read_classic_header(view_of(text)));
+    CHECK(expect_ok<std::vector<ClassicBlock>>(split_classic_blocks(view_of(text), header, 64)).empty());
     DecodeError error = decode_error(text);
     CHECK(error.offset == text.size());
     CHECK(error.record == "classic // EOF trailer");
@@ -600,11 +600,11 @@ TEST_CASE("classic: an error in the middle names its line and offset, and the bl
     CHECK(error.record == "classic OBJ record");
     CHECK(error.message == "line 9: expected a reference of 0x and 8 hex digits, found \"0x1000040G\"");
 
-    ClassicHeader header = expect_ok<ClassicHeader>(read_classic_header(bytes_of(bad)));
-    auto blocks = expect_ok<std::vector<ClassicBlock>>(split_classic_blocks(bytes_of(bad), header, 1));
+    ClassicHeader header = expect_ok<ClassicHeader>(read_classic_header(view_of(bad)));
+    auto blocks = expect_ok<std::vector<ClassicBlock>>(split_classic_blocks(view_of(bad), header, 1));
     int good = 0, failed = 0;
     for (const ClassicBlock& block : blocks) {
-        auto records = decode_classic_block(bytes_of(bad), header, block);
+        auto records = decode_classic_block(view_of(bad), header, block);
         if (auto* e = std::get_if<DecodeError>(&records)) {
             ++failed;
             CHECK(block.first_line == 8);
@@ -684,7 +684,7 @@ TEST_CASE("classic: records after the trailers and trailers given twice are erro
     std::uint64_t record = after_breakdown.find("0x00000000E0000C00");
     for (std::uint64_t target : {std::uint64_t{1} << 20, std::uint64_t{1}}) {
         CAPTURE(target);
-        DecodeError error = expect_error(run(bytes_of(after_breakdown), target));
+        DecodeError error = expect_error(run(view_of(after_breakdown), target));
         CHECK(error.offset == record);
         CHECK(error.message.starts_with("line 11: "));
         CHECK(error.message.find("follows the // Breakdown trailer") != std::string::npos);
@@ -692,13 +692,13 @@ TEST_CASE("classic: records after the trailers and trailers given twice are erro
     std::string twice = replace(kOpenJ9, "// EOF:", "// Breakdown - Classes: 1, Objects: 1, ObjectArrays: 1, "
                                                    "PrimitiveArrays: 1\n// EOF:");
     for (std::uint64_t target : {std::uint64_t{1} << 20, std::uint64_t{1}}) {
-        DecodeError error = expect_error(run(bytes_of(twice), target));
+        DecodeError error = expect_error(run(view_of(twice), target));
         CHECK(error.offset == twice.rfind("// Breakdown"));
         CHECK(error.message.find("line 11: ") != std::string::npos);
         CHECK(error.message.find("first at line 10") != std::string::npos);
     }
     std::string after_eof = kOpenJ9 + "0x00000000E0000C00 [16] OBJ x\n";
-    DecodeError error = expect_error(run(bytes_of(after_eof), 1));
+    DecodeError error = expect_error(run(view_of(after_eof), 1));
     CHECK(error.offset == kOpenJ9.size());
     CHECK(error.message == "line 12: follows the // EOF trailer at line 11, which ends the dump");
 }
@@ -710,9 +710,9 @@ TEST_CASE("classic: a dump cut at any byte gives an error at or before the cut, 
             CAPTURE(cut);
             std::string part = text.substr(0, cut);
             for (std::uint64_t target : {std::uint64_t{1} << 20, std::uint64_t{1}}) {
-                auto result = run(bytes_of(part), target);
+                auto result = run(view_of(part), target);
                 if (cut >= whole) {
-                    CHECK(std::holds_alternative<Decoded>(result));
+                    CHECK(std::holds_alternative<ClassicDecoded>(result));
                     continue;
                 }
                 REQUIRE(std::holds_alternative<DecodeError>(result));
@@ -741,7 +741,7 @@ TEST_CASE("classic: random damage never crashes and every error points inside th
             std::size_t at = 40 + next() % (text.size() - 40);
             text[at] = next() % 3 ? alphabet[next() % (sizeof alphabet - 1)] : static_cast<char>(next());
         }
-        auto result = run(bytes_of(text), 1 + next() % 200);
+        auto result = run(view_of(text), 1 + next() % 200);
         if (auto* error = std::get_if<DecodeError>(&result)) {
             ++errors;
             CHECK(error->offset <= text.size());

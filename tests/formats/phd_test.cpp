@@ -27,7 +27,7 @@ namespace {
 constexpr std::uint32_t k64 = 1, kAllHashed = 2, kJ9 = 4;
 
 // An address that fills all `word` bytes, so a decoder reading too few bytes is caught.
-ObjectId wide(std::uint32_t word, ObjectId low) { return word == 8 ? 0x00007FA000000000ULL | low : low; }
+ObjectId phd_id(std::uint32_t word, ObjectId low) { return word == 8 ? 0x00007FA000000000ULL | low : low; }
 
 // Header of a fixture dump; with the full version "J9" it is 36 bytes, so the body is at 0x24.
 ByteBuilder phd_header(std::uint32_t word, std::uint32_t version, std::uint32_t flags,
@@ -71,14 +71,14 @@ void append(PhdRecords& all, PhdRecords&& part) {
     all.null_refs_dropped += part.null_refs_dropped;
 }
 
-struct Decoded {
+struct PhdDecoded {
     PhdHeader header;
     std::vector<PhdRun> runs;
     PhdRecords records;
 };
 
-Decoded decode_runs(Bytes bytes, std::uint64_t target_run_bytes) {
-    Decoded out;
+PhdDecoded decode_runs(Bytes bytes, std::uint64_t target_run_bytes) {
+    PhdDecoded out;
     out.header = expect_ok<PhdHeader>(read_phd_header(bytes));
     out.runs = expect_ok<std::vector<PhdRun>>(scan_phd_runs(bytes, out.header, target_run_bytes));
     for (const PhdRun& run : out.runs)
@@ -112,9 +112,9 @@ void check_same(const PhdRecords& a, const PhdRecords& b) {
 }
 
 // Decodes as one run and as one run per record; both must agree.
-Decoded decode(const ByteBuilder& b) {
-    Decoded whole = decode_runs(b.bytes, 1 << 20);
-    Decoded each = decode_runs(b.bytes, 1);
+PhdDecoded decode(const ByteBuilder& b) {
+    PhdDecoded whole = decode_runs(b.bytes, 1 << 20);
+    PhdDecoded each = decode_runs(b.bytes, 1);
     check_same(whole.records, each.records);
     return whole;
 }
@@ -251,7 +251,7 @@ TEST_CASE("phd: short, medium and long object records give addresses, classes an
     std::uint32_t word = 0;
     SUBCASE("32-bit words") { word = 4; }
     SUBCASE("64-bit words") { word = 8; }
-    const ObjectId base = wide(word, 0x00C01000), a = base - 0x100, c = base - 0x200;
+    const ObjectId base = phd_id(word, 0x00C01000), a = base - 0x100, c = base - 0x200;
     ByteBuilder b = phd_header(word, 6, kJ9);
     std::uint64_t at0 = b.size();
     b.u1(0x04);                    // long object record
@@ -304,7 +304,7 @@ TEST_CASE("phd: a J9 all-hashed dump stores a short hash in every record kind") 
     std::uint32_t word = 0;
     SUBCASE("32-bit words") { word = 4; }
     SUBCASE("64-bit words") { word = 8; }
-    const ObjectId base = wide(word, 0x00C01000), a = base - 0x100, c = base - 0x200;
+    const ObjectId base = phd_id(word, 0x00C01000), a = base - 0x100, c = base - 0x200;
     ByteBuilder b = phd_header(word, 5, kJ9 | kAllHashed);
     b.u1(0x04);                    // long object record
     b.u1(word == 8 ? 0xC1 : 0x81); //   flags: gap long or int, byte refs, hashed (no int hash)
@@ -420,7 +420,7 @@ TEST_CASE("phd: primitive arrays in short and long form give element type, lengt
     std::uint32_t word = 0;
     SUBCASE("32-bit words") { word = 4; }
     SUBCASE("64-bit words") { word = 8; }
-    const ObjectId base = wide(word, 0x00C01000);
+    const ObjectId base = phd_id(word, 0x00C01000);
     ByteBuilder b = phd_header(word, 6, kJ9);
     base_object(b, base, base - 0x100);  // at base
     b.u1(0x20);                    // primitive array: 001 000 00 = boolean[], byte gap and length
@@ -484,7 +484,7 @@ TEST_CASE("phd: before defect 78432 a primitive array of size code 3 holds an in
     b.u4(0x00C01000 >> 2);         //   gap: an int, not a long
     b.u4(7);                       //   length: an int, not a long
     b.u1(0x03);                    // end of dump
-    Decoded decoded = decode(b);
+    PhdDecoded decoded = decode(b);
     CHECK(decoded.header.pre78432());
     REQUIRE(decoded.records.objects.size() == 1);
     CHECK(decoded.records.objects[0].address == 0x00C01000);
@@ -565,7 +565,7 @@ TEST_CASE("phd: object arrays (tags 8 and 5) give references in index order, tru
     std::uint32_t word = 0;
     SUBCASE("32-bit words") { word = 4; }
     SUBCASE("64-bit words") { word = 8; }
-    const ObjectId base = wide(word, 0x00C01000), a = base - 0x100, c = base - 0x200;
+    const ObjectId base = phd_id(word, 0x00C01000), a = base - 0x100, c = base - 0x200;
     ByteBuilder b = phd_header(word, 6, kJ9);
     base_object(b, base, a);       // at base
     b.u1(0x08);                    // object array record (tag 8)
@@ -614,7 +614,7 @@ TEST_CASE("phd: a class record gives its name, super class, instance size, hash 
     std::uint32_t word = 0;
     SUBCASE("32-bit words") { word = 4; }
     SUBCASE("64-bit words") { word = 8; }
-    const ObjectId base = wide(word, 0x00C01000), a = base - 0x100;
+    const ObjectId base = phd_id(word, 0x00C01000), a = base - 0x100;
     const ObjectId klass = base + 0x400;
     ByteBuilder b = phd_header(word, 6, kJ9);
     base_object(b, base, a);                // at base
@@ -666,7 +666,7 @@ TEST_CASE("phd: the class cache keeps the classes of the last 4 medium and long 
     std::uint32_t word = 0;
     SUBCASE("32-bit words") { word = 4; }
     SUBCASE("64-bit words") { word = 8; }
-    const ObjectId base = wide(word, 0x00C01000);
+    const ObjectId base = phd_id(word, 0x00C01000);
     auto cls = [&](int k) { return base - 0x100 * static_cast<ObjectId>(k); };
     ByteBuilder b = phd_header(word, 6, kJ9);
     base_object(b, base, cls(1));  // class 1 -> slot 0
@@ -709,7 +709,7 @@ TEST_CASE("phd: the class cache keeps the classes of the last 4 medium and long 
     b.u1(0x04);                    //   gap +4 units: base + 0xA0
     b.u1(0x03);                    // end of dump
 
-    Decoded decoded = decode(b);
+    PhdDecoded decoded = decode(b);
     const auto& objects = decoded.records.objects;
     REQUIRE(objects.size() == 10);
     CHECK(objects[6].address == base + 0x70);
@@ -799,7 +799,7 @@ TEST_CASE("phd: decoding into a used PhdRecords gives the same records as decodi
     b.u1(0x04);                    //   gap +4 units: base + 0x10
     b.u1(0xFC);                    //   -4 units: base
     b.u1(0x03);                    // end of dump
-    Decoded fresh = decode(b);
+    PhdDecoded fresh = decode(b);
     PhdRecords used = fresh.records;
     used.refs.push_back(0x1234);
     used.class_refs_dropped = 7;
@@ -925,7 +925,7 @@ TEST_CASE("phd: a fixture with every record kind cut at every byte offset gives 
     std::uint32_t word = 0;
     SUBCASE("32-bit words") { word = 4; }
     SUBCASE("64-bit words") { word = 8; }
-    const ObjectId base = wide(word, 0x00C01000);
+    const ObjectId base = phd_id(word, 0x00C01000);
     ByteBuilder b = phd_header(word, 6, kJ9);
     base_object(b, base, base - 0x100);  // long object
     b.u1(0x48);                    // medium object: 1 ref, byte gap, byte refs
@@ -1022,7 +1022,7 @@ TEST_CASE("phd: every dump in data/phd decodes to its last byte with the measure
         CAPTURE(file.name);
         std::vector<std::uint8_t> bytes = test::read_file(test::data_path(std::string("phd/") + file.name));
         REQUIRE(!bytes.empty());
-        Decoded decoded = decode_runs(bytes, std::uint64_t{1} << 40);
+        PhdDecoded decoded = decode_runs(bytes, std::uint64_t{1} << 40);
         CHECK(decoded.header.version == file.version);
         CHECK(decoded.header.flags == file.flags);
         REQUIRE(decoded.runs.size() == 1);
@@ -1045,7 +1045,7 @@ TEST_CASE("phd: every dump in data/phd decodes to its last byte with the measure
         CHECK(strings == file.strings);
 
         // Small runs decode to exactly the same records.
-        Decoded small = decode_runs(bytes, 4096);
+        PhdDecoded small = decode_runs(bytes, 4096);
         CHECK(small.runs.size() > 1);
         check_same(records, small.records);
     }
@@ -1069,7 +1069,7 @@ TEST_CASE("phd: the J9 dumps have one class record per class their javacore list
     for (const CorpusFile& file : kCorpus) {
         CAPTURE(file.name);
         std::vector<std::uint8_t> bytes = test::read_file(test::data_path(std::string("phd/") + file.name));
-        Decoded decoded = decode_runs(bytes, 1 << 20);
+        PhdDecoded decoded = decode_runs(bytes, 1 << 20);
         std::uint64_t listed = javacore_classes(test::data_path(std::string("phd/") + file.javacore));
         if (decoded.header.j9) {
             CHECK(decoded.records.classes.size() == listed);

@@ -30,22 +30,11 @@ std::vector<std::uint8_t> hprof_header() {
     return b.bytes;
 }
 
-std::string write_temp(const std::string& name, const std::vector<std::uint8_t>& bytes) {
-    std::string path = test::temp_dir() + "/" + name;
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
-    return path;
-}
-
 // Runs the CLI under `timeout 10`, so a regression that blocks fails (exit 124) instead of
 // hanging the suite, and with files limited to 16 MiB (`ulimit -f`): an inflated temp file
 // that grows past that kills it (SIGXFSZ).
 test::Run run_guarded(const std::string& args) {
     return test::run_command("ulimit -f 16384; timeout 10 " + std::string(HEAPGRAPH_CLI) + " " + args + " 2>&1");
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // What loading `bytes` throws (DumpError or UnreadableDump), with the peak RSS rise.
@@ -69,7 +58,6 @@ Refusal refusal(const std::vector<std::uint8_t>& bytes, const std::string& name,
     });
     return r;
 }
-
 }  // namespace
 
 // ---- gzip bombs --------------------------------------------------------------------------
@@ -80,7 +68,7 @@ TEST_CASE("hostile input: a gzip bomb of 4 GiB of zeros is refused after its fir
     CHECK(bomb.size() < 5'000'000);
     auto started = std::chrono::steady_clock::now();
     Refusal r = refusal(bomb, "zeros.gz");
-    CHECK(seconds_since(started) < 5);
+    CHECK(test::seconds_since(started) < 5);
     CHECK(r.rss_rise < kMaxExtraRss);
     CHECK(r.message == "zeros.gz: gzip content is not a heap dump we recognise; first bytes: "
                        "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 \"................\"");
@@ -94,8 +82,8 @@ TEST_CASE("hostile input: a gzip bomb of 4 GiB of zeros is refused after its fir
     CHECK(r.rss_rise < kMaxExtraRss);
 
     started = std::chrono::steady_clock::now();
-    test::Run run = run_guarded("analyze " + write_temp("zeros.hprof.gz", hprof_bomb) + " --json /dev/null");
-    CHECK(seconds_since(started) < 5);
+    test::Run run = run_guarded("analyze " + test::write_temp("zeros.hprof.gz", hprof_bomb) + " --json /dev/null");
+    CHECK(test::seconds_since(started) < 5);
     CHECK(run.code == 2);
     CHECK(run.out.find("zeros.hprof.gz @0x0000001f: record tag 0x00 is not a known top-level tag\n") != std::string::npos);
 }
@@ -110,15 +98,15 @@ TEST_CASE("hostile input: a chunked gzip bomb of 4000 one-MiB members is refused
     CHECK(bomb.size() < 5'000'000);
     auto started = std::chrono::steady_clock::now();
     Refusal r = refusal(bomb, "chunked.hprof.gz");
-    CHECK(seconds_since(started) < 5);
+    CHECK(test::seconds_since(started) < 5);
     CHECK(r.rss_rise < kMaxExtraRss);
     REQUIRE(r.dump_error);
     CHECK(r.message == "chunked.hprof.gz @0x0000001f: record tag 0x00 is not a known top-level tag");
 
     started = std::chrono::steady_clock::now();
-    test::Run run = run_guarded("analyze " + write_temp("chunked.gz", test::chunked_gzip(zeros, zeros, 3999)) +
+    test::Run run = run_guarded("analyze " + test::write_temp("chunked.gz", test::chunked_gzip(zeros, zeros, 3999)) +
                                 " --threads 1 --json /dev/null");
-    CHECK(seconds_since(started) < 5);
+    CHECK(test::seconds_since(started) < 5);
     CHECK(run.code == 2);
     CHECK(run.out.find("chunked.gz: gzip content is not a heap dump we recognise; first bytes: 00 00") != std::string::npos);
 }
@@ -156,12 +144,11 @@ void check_shrank(const DumpError& e, const std::string& path, std::uint64_t siz
                                        " to 65536 bytes while it was being read (truncated by another process?): "
                                        "reading failed here");
 }
-
 }  // namespace
 
 TEST_CASE("hostile input: a mapped file cut short reads as zeros past its new end, and says where reading failed") {
     std::vector<std::uint8_t> bytes(1u << 20, 0x5a);
-    std::string path = write_temp("cut.bin", bytes);
+    std::string path = test::write_temp("cut.bin", bytes);
     MappedFile file(path);
     CHECK(file.bytes()[100'000] == 0x5a);
     REQUIRE(::truncate(path.c_str(), kCutSize) == 0);

@@ -18,7 +18,7 @@ using heapgraph::test::ByteBuilder;
 
 namespace {
 
-constexpr std::uint64_t kMaxExtraRss = 50u << 20;
+constexpr std::uint64_t kSizesMaxExtraRss = 50u << 20;
 
 // HPROF header with 8-byte ids (31 bytes), then the records `body` adds.
 ByteBuilder hprof() {
@@ -35,13 +35,6 @@ ByteBuilder phd(std::uint32_t version = 6) {
     b.u1(1).u1(2);                        // start of header, end of header
     b.u1(2);                              // start of dump (body at 0x1e)
     return b;
-}
-
-std::string write_temp(const std::string& name, const std::vector<std::uint8_t>& bytes) {
-    std::string path = test::temp_dir() + "/" + name;
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
-    return path;
 }
 
 // The error load_dump_bytes gives; fails the test when the bytes load.
@@ -66,7 +59,7 @@ DumpError check_refused(const std::vector<std::uint8_t>& bytes, const std::strin
             error = e;
         }
     });
-    CHECK(rise < kMaxExtraRss);
+    CHECK(rise < kSizesMaxExtraRss);
     REQUIRE(error);
     CHECK(error->error.offset == offset);
     CHECK(std::string(error->what()).find(name + " @" + hex_offset(offset) + ": ") == 0);
@@ -75,12 +68,11 @@ DumpError check_refused(const std::vector<std::uint8_t>& bytes, const std::strin
 
 // The CLI refuses the file with exit 2 and one line naming `offset`.
 void check_cli_refuses(const std::string& name, const std::vector<std::uint8_t>& bytes, std::uint64_t offset) {
-    test::Run run = test::run("analyze " + write_temp(name, bytes) + " --json /dev/null");
+    test::Run run = test::run("analyze " + test::write_temp(name, bytes) + " --json /dev/null");
     CAPTURE(run.out);
     CHECK(run.code == 2);
     CHECK(run.out.find(" @" + hex_offset(offset) + ": ") != std::string::npos);
 }
-
 }  // namespace
 
 TEST_CASE("hostile sizes: an HPROF primitive array claiming 4 billion ints fails at its offset, in little memory") {
@@ -187,8 +179,8 @@ TEST_CASE("hostile sizes: classic records claiming huge sizes and reference coun
         CHECK(graph::summarize(dump.graph).objects == 2);
         (void)graph::compute_retained(dump.graph, {.keep_unreachable = true});
     });
-    CHECK(rise < kMaxExtraRss);
-    test::Run run = test::run("analyze " + write_temp("huge.txt", bytes) + " --json /dev/null");
+    CHECK(rise < kSizesMaxExtraRss);
+    test::Run run = test::run("analyze " + test::write_temp("huge.txt", bytes) + " --json /dev/null");
     CHECK(run.code == 0);
     // An address with more digits than a word holds is an error at its offset.
     std::string wide = "// Version: J9 VM\n0x" + std::string(4096, 'f') + " [16] OBJ java/lang/Object\n\t\n";
@@ -201,7 +193,6 @@ namespace {
 std::vector<std::uint8_t> gzip(const std::vector<std::uint8_t>& raw, const std::string& comment = "") {
     return test::gzip_member(raw, comment);
 }
-
 }  // namespace
 
 TEST_CASE("hostile sizes: a gzip bomb stops at max_inflated_bytes, naming the member's offset") {
@@ -260,7 +251,6 @@ std::string refusal(const std::string& file, std::uint64_t DumpLimits::*limit, s
     }
     return "";
 }
-
 }  // namespace
 
 TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number is refused by count, never wrapped (forced small limit)") {

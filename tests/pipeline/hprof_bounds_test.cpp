@@ -78,16 +78,11 @@ std::vector<std::uint8_t> deep_hierarchy() {
     return h.b.bytes;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 graph::NodeId node_of(const LoadedDump& dump, ObjectId address) {
     const graph::NodeId node = dump.addresses.node_of(address);
     REQUIRE(node != graph::kNoNode);
     return node;
 }
-
 }  // namespace
 
 TEST_CASE("hprof bounds: a class hierarchy 20,000 deep loads and gets its dominators in linear memory and time") {
@@ -99,7 +94,7 @@ TEST_CASE("hprof bounds: a class hierarchy 20,000 deep loads and gets its domina
         auto retained = graph::compute_retained(dump->graph, {.keep_unreachable = false});
         CHECK(retained.tree.super_root_retained_bytes > 0);
     });
-    const double elapsed = seconds_since(start);
+    const double elapsed = test::seconds_since(start);
     // Flattened per class, the layouts alone took 20,000²/2 fields: over 8 GB.
     CHECK(rise <= 512u << 20);
     CHECK(elapsed <= 5.0);
@@ -121,7 +116,7 @@ TEST_CASE("hprof bounds: fields of a 20,000-deep hierarchy are named on paths, t
     name_edges(dump, graph::path_edges(paths, graph::path_from_root(paths, i2)));
     CHECK(graph::edge_name(dump.graph, dump.field_names, paths, node_of(dump, deep_instance(1))) == "f0");
     CHECK(graph::edge_name(dump.graph, dump.field_names, paths, i2) == "f19999");
-    CHECK(seconds_since(start) <= 5.0);
+    CHECK(test::seconds_since(start) <= 5.0);
     // Without nulls a slot is its field: the k-th reference of the deepest class, walking up.
     CHECK(dump.field_names.instance_field(kDepth - 1, 0) == "f19999");
     CHECK(dump.field_names.instance_field(kDepth - 1, kDepth - 1) == "f0");
@@ -157,7 +152,6 @@ const Warning* warning(const LoadedDump& dump, const std::string& code) {
 }
 
 std::string class_name(const LoadedDump& dump, std::uint32_t k) { return dump.graph.classes.at(k).name; }
-
 }  // namespace
 
 TEST_CASE("hprof bounds: class names are decoded from modified UTF-8") {
