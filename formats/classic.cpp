@@ -530,12 +530,12 @@ void compare(std::vector<std::string>& warnings, const std::string& trailer, std
 
 }  // namespace
 
+// ---- public ---------------------------------------------------------------------------------
+
 bool classic_is_ebcdic(Bytes head) {
     return head.size() >= sizeof kEbcdicVersion &&
            std::equal(std::begin(kEbcdicVersion), std::end(kEbcdicVersion), head.begin());
 }
-
-// ---- public ---------------------------------------------------------------------------------
 
 ObjectKind classic_type_kind(std::string_view type) {
     if (!type.starts_with('[')) return ObjectKind::instance;

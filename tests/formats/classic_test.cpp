@@ -113,7 +113,7 @@ std::string replace(std::string text, const std::string& from, const std::string
     return text.replace(at, from.size(), to);
 }
 
-struct ClassicDecoded {
+struct Decoded {
     ClassicHeader header;
     std::vector<ClassicBlock> blocks;
     ClassicRecords records;  // all blocks, references renumbered, type names merged
@@ -140,9 +140,9 @@ void append(ClassicRecords& all, ClassicRecords&& part) {
 }
 
 // The whole flow: header, split, decode, gather, check; the first error of any step.
-std::variant<ClassicDecoded, DecodeError> run(Bytes file, std::uint64_t target_bytes,
+std::variant<Decoded, DecodeError> run(Bytes file, std::uint64_t target_bytes,
                                        std::vector<std::string>* warnings = nullptr) {
-    ClassicDecoded out;
+    Decoded out;
     auto header = read_classic_header(file);
     if (auto* error = std::get_if<DecodeError>(&header)) return *error;
     out.header = std::get<ClassicHeader>(header);
@@ -174,7 +174,7 @@ auto key(const ClassicClass& c) {
     return std::tie(c.address, c.size_bytes, c.name, c.first_ref, c.ref_count, c.file_offset, c.line);
 }
 
-void check_same(const ClassicDecoded& a, const ClassicDecoded& b) {
+void check_same(const Decoded& a, const Decoded& b) {
     REQUIRE(a.records.objects.size() == b.records.objects.size());
     for (std::size_t i = 0; i < a.records.objects.size(); ++i) {
         CAPTURE(i);
@@ -196,9 +196,9 @@ void check_same(const ClassicDecoded& a, const ClassicDecoded& b) {
 }
 
 // Decodes as one block and as one block per record; both must agree.
-ClassicDecoded decode(const std::string& text, std::vector<std::string>* warnings = nullptr) {
-    ClassicDecoded whole = expect_ok<ClassicDecoded>(run(view_of(text), 1 << 20, warnings));
-    ClassicDecoded each = expect_ok<ClassicDecoded>(run(view_of(text), 1));
+Decoded decode(const std::string& text, std::vector<std::string>* warnings = nullptr) {
+    Decoded whole = expect_ok<Decoded>(run(view_of(text), 1 << 20, warnings));
+    Decoded each = expect_ok<Decoded>(run(view_of(text), 1));
     check_same(whole, each);
     return whole;
 }
@@ -260,7 +260,7 @@ TEST_CASE("classic: a dump without records reads its trailers, and a UTF-8 byte 
                               "// Breakdown - Classes: 0, Objects: 0, ObjectArrays: 0, PrimitiveArrays: 0\n"
                               "// EOF:  Total 'Objects',Refs(null) : 0,0(0)\n";
     std::vector<std::string> warnings;
-    ClassicDecoded d = decode(empty, &warnings);
+    Decoded d = decode(empty, &warnings);
     CHECK(d.header.version == "JRE 17");
     CHECK(d.header.body_offset == 22);
     CHECK(d.header.word_bytes == 8);  // nothing to tell: the default
@@ -283,7 +283,7 @@ TEST_CASE("classic: a file that does not open with // Version: is refused at off
 
 TEST_CASE("classic: the OpenJ9 example reads every record with its references and trailers") {
     std::vector<std::string> warnings;
-    ClassicDecoded d = decode(kOpenJ9, &warnings);
+    Decoded d = decode(kOpenJ9, &warnings);
     const ClassicRecords& r = d.records;
     REQUIRE(r.objects.size() == 3);
     CHECK(r.objects[0].address == 0xE0000AF0);
@@ -316,7 +316,7 @@ TEST_CASE("classic: the OpenJ9 example reads every record with its references an
 
 TEST_CASE("classic: every record kind is counted by kind, a nested int array as an object array OpenJ9 counts apart") {
     std::vector<std::string> warnings;
-    ClassicDecoded d = decode(kEveryKind, &warnings);  // its Breakdown counts "[[I" as OpenJ9 does: no warning
+    Decoded d = decode(kEveryKind, &warnings);  // its Breakdown counts "[[I" as OpenJ9 does: no warning
     const ClassicCounts& c = d.totals.counts;
     CHECK(c.classes == 3);
     CHECK(c.objects == 2);
@@ -352,7 +352,7 @@ TEST_CASE("classic: arrays of primitive arrays are object arrays, and a Breakdow
         "// Breakdown - Classes: 0, Objects: 0, ObjectArrays: 3, PrimitiveArrays: 1\n"
         "// EOF:  Total 'Objects',Refs(null) : 4,1(0)\n";
     std::vector<std::string> warnings;
-    ClassicDecoded d = decode(text, &warnings);
+    Decoded d = decode(text, &warnings);
     CHECK(d.totals.counts.object_arrays == 3);
     CHECK(d.totals.counts.primitive_arrays == 1);
     CHECK(warnings.empty());
@@ -371,7 +371,7 @@ TEST_CASE("classic: arrays of primitive arrays are object arrays, and a Breakdow
 
 TEST_CASE("classic: the IBM SDK example reads class blocks, nulls and a header after references on its line") {
     std::vector<std::string> warnings;
-    ClassicDecoded d = decode(kSdk, &warnings);
+    Decoded d = decode(kSdk, &warnings);
     const ClassicRecords& r = d.records;
     REQUIRE(r.objects.size() == 4);
     CHECK(r.objects[0].class_block == 0x415319D8);
@@ -426,7 +426,7 @@ TEST_CASE("classic: trailer numbers that disagree with the records are warnings 
 
 TEST_CASE("classic: an SDK object without a class block, or with a null one, is counted") {
     std::vector<std::string> warnings;
-    ClassicDecoded d = decode(replace(sdk_consistent(), "0x41530F20\n", ""), &warnings);
+    Decoded d = decode(replace(sdk_consistent(), "0x41530F20\n", ""), &warnings);
     CHECK(d.records.sdk_objects_without_class_block == 1);
     CHECK(d.records.objects[1].class_block == 0);
     CHECK(warnings == std::vector<std::string>{"// EOF says 39 non-null references, the file lists 38"});
@@ -443,7 +443,7 @@ TEST_CASE("classic: a record's references may fill one very long line") {
                        "// Breakdown - Classes: 0, Objects: 0, ObjectArrays: 1, PrimitiveArrays: 0\n"
                        "// EOF:  Total 'Objects',Refs(null) : 1,200000(0)\n";
     std::vector<std::string> warnings;
-    ClassicDecoded d = decode(text, &warnings);
+    Decoded d = decode(text, &warnings);
     REQUIRE(d.records.objects.size() == 1);
     CHECK(d.records.objects[0].ref_count == 200000);
     CHECK(warnings.empty());
@@ -453,8 +453,8 @@ TEST_CASE("classic: Windows line ends read the same as Unix ones") {
     std::string crlf;
     for (char c : kOpenJ9) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
     std::vector<std::string> warnings;
-    ClassicDecoded unix_ = decode(kOpenJ9);
-    ClassicDecoded windows = decode(crlf, &warnings);
+    Decoded unix_ = decode(kOpenJ9);
+    Decoded windows = decode(crlf, &warnings);
     CHECK(windows.header.crlf);
     CHECK(windows.header.version == unix_.header.version);
     CHECK(windows.records.refs == unix_.records.refs);
@@ -520,13 +520,13 @@ TEST_CASE("classic: an EBCDIC dump decodes like its ASCII original, with NL or L
     SUBCASE("LF") { newline = 0x25; }
     std::vector<std::uint8_t> ebcdic = to_ebcdic(kSdk, newline);
     CHECK(detect_format(ebcdic) == DumpFormat::classic);
-    ClassicDecoded ascii = decode(kSdk);
-    ClassicDecoded d = expect_ok<ClassicDecoded>(run(ebcdic, 1 << 20));
+    Decoded ascii = decode(kSdk);
+    Decoded d = expect_ok<Decoded>(run(ebcdic, 1 << 20));
     CHECK(d.header.ebcdic);
     CHECK(d.header.version == ascii.header.version);
     CHECK(d.header.variant == ClassicHeader::Variant::sdk);
     check_same(d, ascii);
-    check_same(expect_ok<ClassicDecoded>(run(ebcdic, 1)), ascii);
+    check_same(expect_ok<Decoded>(run(ebcdic, 1)), ascii);
     CHECK(d.records.type_names == ascii.records.type_names);  // '$', '[' and ';' survive
     CHECK(d.records.classes[1].name == "java/lang/Math");
 }
@@ -543,7 +543,7 @@ TEST_CASE("classic: EBCDIC bytes handed to the splitter or the decoder untransla
 // ---- blocks ---------------------------------------------------------------------------------
 
 TEST_CASE("classic: blocks start at record or trailer lines and know their first line") {
-    ClassicDecoded d = expect_ok<ClassicDecoded>(run(view_of(kOpenJ9), 1));
+    Decoded d = expect_ok<Decoded>(run(view_of(kOpenJ9), 1));
     std::vector<std::uint64_t> lines;
     for (const ClassicBlock& block : d.blocks) {
         lines.push_back(block.first_line);
@@ -553,7 +553,7 @@ TEST_CASE("classic: blocks start at record or trailer lines and know their first
     CHECK(lines == std::vector<std::uint64_t>{2, 4, 6, 8, 10, 11});
     CHECK(d.blocks.back().end == kOpenJ9.size());
     // A block never cuts the SDK example inside its Breakdown trailer.
-    ClassicDecoded sdk = expect_ok<ClassicDecoded>(run(view_of(kSdk), 1));
+    Decoded sdk = expect_ok<Decoded>(run(view_of(kSdk), 1));
     // Lines 2, 4, 6 (with the header on line 10), 12, 14, then Breakdown (lines 19-20) and EOF.
     CHECK(sdk.blocks.size() == 7);
     CHECK(sdk.blocks[5].first_line == 19);
@@ -561,10 +561,10 @@ TEST_CASE("classic: blocks start at record or trailer lines and know their first
 
 TEST_CASE("classic: splitting at any target size gives the same records as one block") {
     for (const std::string* text : {&kOpenJ9, &kEveryKind, &kSdk}) {
-        ClassicDecoded whole = decode(*text);
+        Decoded whole = decode(*text);
         for (std::uint64_t target = 0; target <= text->size() + 1; target += 7) {
             CAPTURE(target);
-            ClassicDecoded split = expect_ok<ClassicDecoded>(run(view_of(*text), target));
+            Decoded split = expect_ok<Decoded>(run(view_of(*text), target));
             check_same(split, whole);
         }
     }
@@ -712,7 +712,7 @@ TEST_CASE("classic: a dump cut at any byte gives an error at or before the cut, 
             for (std::uint64_t target : {std::uint64_t{1} << 20, std::uint64_t{1}}) {
                 auto result = run(view_of(part), target);
                 if (cut >= whole) {
-                    CHECK(std::holds_alternative<ClassicDecoded>(result));
+                    CHECK(std::holds_alternative<Decoded>(result));
                     continue;
                 }
                 REQUIRE(std::holds_alternative<DecodeError>(result));

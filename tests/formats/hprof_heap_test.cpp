@@ -19,6 +19,7 @@ using heapgraph::test::ByteBuilder;
 
 using heapgraph::test::expect_error;
 using heapgraph::test::expect_ok;
+using heapgraph::test::wide;
 
 namespace {
 
@@ -72,18 +73,18 @@ void simple_class(ByteBuilder& b, ObjectId class_id, ObjectId super_id,
 }
 
 // Base { Object next; int count; } and Node extends Base { boolean flag; Object left, right; }.
-ObjectId base_class(std::uint32_t id) { return test::wide_id(id, 0x2100); }
-ObjectId node_class(std::uint32_t id) { return test::wide_id(id, 0x2200); }
+ObjectId base_class(std::uint32_t id) { return wide(id, 0x2100); }
+ObjectId node_class(std::uint32_t id) { return wide(id, 0x2200); }
 
 ByteBuilder node_classes(std::uint32_t id) {
     ByteBuilder b;
     b.id_size = id;
-    simple_class(b, base_class(id), 0, {{test::wide_id(id, 0x711), 2},    // Base.next: object
-                                        {test::wide_id(id, 0x712), 10}});  // Base.count: int
+    simple_class(b, base_class(id), 0, {{wide(id, 0x711), 2},    // Base.next: object
+                                        {wide(id, 0x712), 10}});  // Base.count: int
     simple_class(b, node_class(id), base_class(id),
-                 {{test::wide_id(id, 0x721), 4},    // Node.flag: boolean
-                  {test::wide_id(id, 0x722), 2},    // Node.left: object
-                  {test::wide_id(id, 0x723), 2}});  // Node.right: object
+                 {{wide(id, 0x721), 4},    // Node.flag: boolean
+                  {wide(id, 0x722), 2},    // Node.left: object
+                  {wide(id, 0x723), 2}});  // Node.right: object
     return b;
 }
 
@@ -110,7 +111,7 @@ void check_roots(const HeapRecords& records, const std::vector<ExpectedRoot>& ex
     REQUIRE(records.roots.size() == expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         CAPTURE(i);
-        CHECK(records.roots[i].id == test::wide_id(id, expected[i].low_id));
+        CHECK(records.roots[i].id == wide(id, expected[i].low_id));
         CHECK(records.roots[i].kind == expected[i].kind);
         CHECK(records.roots[i].thread_serial == expected[i].thread_serial);
     }
@@ -123,30 +124,30 @@ TEST_CASE("fixture: every standard GC root reads its kind, object id and thread 
     ByteBuilder b;
     b.id_size = id;
     b.u1(0xFF);              // ROOT UNKNOWN
-    b.id(test::wide_id(id, 0x100));   //   object id
+    b.id(wide(id, 0x100));   //   object id
     b.u1(0x01);              // ROOT JNI GLOBAL
-    b.id(test::wide_id(id, 0x101));   //   object id
-    b.id(test::wide_id(id, 0x9001));  //   JNI global ref id
+    b.id(wide(id, 0x101));   //   object id
+    b.id(wide(id, 0x9001));  //   JNI global ref id
     b.u1(0x02);              // ROOT JNI LOCAL
-    b.id(test::wide_id(id, 0x102));   //   object id
+    b.id(wide(id, 0x102));   //   object id
     b.u4(11);                //   thread serial
     b.u4(0);                 //   frame number
     b.u1(0x03);              // ROOT JAVA FRAME
-    b.id(test::wide_id(id, 0x103));   //   object id
+    b.id(wide(id, 0x103));   //   object id
     b.u4(12);                //   thread serial
     b.u4(0xFFFFFFFF);        //   frame number -1: empty
     b.u1(0x04);              // ROOT NATIVE STACK
-    b.id(test::wide_id(id, 0x104));   //   object id
+    b.id(wide(id, 0x104));   //   object id
     b.u4(13);                //   thread serial
     b.u1(0x05);              // ROOT STICKY CLASS
-    b.id(test::wide_id(id, 0x105));   //   object id
+    b.id(wide(id, 0x105));   //   object id
     b.u1(0x06);              // ROOT THREAD BLOCK
-    b.id(test::wide_id(id, 0x106));   //   object id
+    b.id(wide(id, 0x106));   //   object id
     b.u4(14);                //   thread serial
     b.u1(0x07);              // ROOT MONITOR USED
-    b.id(test::wide_id(id, 0x107));   //   object id
+    b.id(wide(id, 0x107));   //   object id
     b.u1(0x08);              // ROOT THREAD OBJECT
-    b.id(test::wide_id(id, 0x108));   //   thread object id
+    b.id(wide(id, 0x108));   //   thread object id
     b.u4(15);                //   thread serial
     b.u4(16);                //   stack trace serial
     auto records = decode(b, no_layouts(id));
@@ -170,21 +171,21 @@ TEST_CASE("fixture: every Android GC root reads its kind, object id and thread s
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x89);             // ROOT INTERNED STRING
-    b.id(test::wide_id(id, 0x189));  //   object id
+    b.id(wide(id, 0x189));  //   object id
     b.u1(0x8A);             // ROOT FINALIZING
-    b.id(test::wide_id(id, 0x18A));  //   object id
+    b.id(wide(id, 0x18A));  //   object id
     b.u1(0x8B);             // ROOT DEBUGGER
-    b.id(test::wide_id(id, 0x18B));  //   object id
+    b.id(wide(id, 0x18B));  //   object id
     b.u1(0x8C);             // ROOT REFERENCE CLEANUP
-    b.id(test::wide_id(id, 0x18C));  //   object id
+    b.id(wide(id, 0x18C));  //   object id
     b.u1(0x8D);             // ROOT VM INTERNAL
-    b.id(test::wide_id(id, 0x18D));  //   object id
+    b.id(wide(id, 0x18D));  //   object id
     b.u1(0x8E);             // ROOT JNI MONITOR
-    b.id(test::wide_id(id, 0x18E));  //   object id
+    b.id(wide(id, 0x18E));  //   object id
     b.u4(21);               //   thread serial
     b.u4(3);                //   stack depth
     b.u1(0x90);             // ROOT UNREACHABLE
-    b.id(test::wide_id(id, 0x190));  //   object id
+    b.id(wide(id, 0x190));  //   object id
     auto records = decode(b, no_layouts(id));
 
     const std::vector<ExpectedRoot> expected = {
@@ -205,14 +206,14 @@ TEST_CASE("fixture: CLASS DUMP reads ids, statics of every kind and instance fie
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x05);                     // ROOT STICKY CLASS, at chunk position 0
-    b.id(test::wide_id(id, 0x2000));         //   object id
+    b.id(wide(id, 0x2000));         //   object id
     b.u1(0x20);                     // CLASS DUMP, at chunk position 1 + id
-    b.id(test::wide_id(id, 0x2000));         //   class object id
+    b.id(wide(id, 0x2000));         //   class object id
     b.u4(1);                        //   stack trace serial
-    b.id(test::wide_id(id, 0x1F00));         //   super class id
-    b.id(test::wide_id(id, 0x3000));         //   class loader id
-    b.id(test::wide_id(id, 0x3001));         //   signers id
-    b.id(test::wide_id(id, 0x3002));         //   protection domain id
+    b.id(wide(id, 0x1F00));         //   super class id
+    b.id(wide(id, 0x3000));         //   class loader id
+    b.id(wide(id, 0x3001));         //   signers id
+    b.id(wide(id, 0x3002));         //   protection domain id
     b.id(0);                        //   reserved
     b.id(0);                        //   reserved
     b.u4(24);                       //   instance size
@@ -222,56 +223,56 @@ TEST_CASE("fixture: CLASS DUMP reads ids, statics of every kind and instance fie
     b.u4(0xCAFE);                   //     value
     b.u2(2);                        //     index
     b.u1(2);                        //     type object
-    b.id(test::wide_id(id, 0x4000));         //     value
+    b.id(wide(id, 0x4000));         //     value
     b.u2(6);                        //   statics: 6
-    b.id(test::wide_id(id, 0x601));          //     name id
+    b.id(wide(id, 0x601));          //     name id
     b.u1(2);                        //     type object
-    b.id(test::wide_id(id, 0x5000));         //     value
-    b.id(test::wide_id(id, 0x602));          //     name id
+    b.id(wide(id, 0x5000));         //     value
+    b.id(wide(id, 0x602));          //     name id
     b.u1(10);                       //     type int
     b.u4(0xFFFFFFFE);               //     value -2
-    b.id(test::wide_id(id, 0x603));          //     name id
+    b.id(wide(id, 0x603));          //     name id
     b.u1(11);                       //     type long
     b.u8(0x0102030405060708ULL);    //     value
-    b.id(test::wide_id(id, 0x604));          //     name id
+    b.id(wide(id, 0x604));          //     name id
     b.u1(4);                        //     type boolean
     b.u1(1);                        //     value true
-    b.id(test::wide_id(id, 0x605));          //     name id
+    b.id(wide(id, 0x605));          //     name id
     b.u1(5);                        //     type char
     b.u2(0x0041);                   //     value 'A'
-    b.id(test::wide_id(id, 0x606));          //     name id
+    b.id(wide(id, 0x606));          //     name id
     b.u1(7);                        //     type double
     b.u8(0x3FF0000000000000ULL);    //     value 1.0
     b.u2(2);                        //   instance fields: 2
-    b.id(test::wide_id(id, 0x701));          //     name id
+    b.id(wide(id, 0x701));          //     name id
     b.u1(2);                        //     type object
-    b.id(test::wide_id(id, 0x702));          //     name id
+    b.id(wide(id, 0x702));          //     name id
     b.u1(9);                        //     type short
 
     auto classes = expect_ok<std::vector<ClassDump>>(read_class_dumps(chunk_over(b.bytes), id));
     REQUIRE(classes.size() == 1);
     const ClassDump& dump = classes[0];
-    CHECK(dump.class_id == test::wide_id(id, 0x2000));
-    CHECK(dump.super_id == test::wide_id(id, 0x1F00));
-    CHECK(dump.loader_id == test::wide_id(id, 0x3000));
-    CHECK(dump.signers_id == test::wide_id(id, 0x3001));
-    CHECK(dump.protection_domain_id == test::wide_id(id, 0x3002));
+    CHECK(dump.class_id == wide(id, 0x2000));
+    CHECK(dump.super_id == wide(id, 0x1F00));
+    CHECK(dump.loader_id == wide(id, 0x3000));
+    CHECK(dump.signers_id == wide(id, 0x3001));
+    CHECK(dump.protection_domain_id == wide(id, 0x3002));
     CHECK(dump.instance_size == 24);
     CHECK(dump.file_offset == kBase + 1 + id);
     const std::vector<std::pair<std::uint8_t, std::uint64_t>> statics = {
-        {2, test::wide_id(id, 0x5000)}, {10, 0xFFFFFFFE}, {11, 0x0102030405060708ULL},
+        {2, wide(id, 0x5000)}, {10, 0xFFFFFFFE}, {11, 0x0102030405060708ULL},
         {4, 1}, {5, 0x41}, {7, 0x3FF0000000000000ULL}};
     REQUIRE(dump.statics.size() == statics.size());
     for (std::size_t i = 0; i < statics.size(); ++i) {
         CAPTURE(i);
-        CHECK(dump.statics[i].name_id == test::wide_id(id, 0x601 + i));
+        CHECK(dump.statics[i].name_id == wide(id, 0x601 + i));
         CHECK(dump.statics[i].type == statics[i].first);
         CHECK(dump.statics[i].value == statics[i].second);
     }
     REQUIRE(dump.fields.size() == 2);
-    CHECK(dump.fields[0].name_id == test::wide_id(id, 0x701));
+    CHECK(dump.fields[0].name_id == wide(id, 0x701));
     CHECK(dump.fields[0].type == 2);
-    CHECK(dump.fields[1].name_id == test::wide_id(id, 0x702));
+    CHECK(dump.fields[1].name_id == wide(id, 0x702));
     CHECK(dump.fields[1].type == 9);
 
     // Pass 2 counts the class dump but makes no object of it.
@@ -311,7 +312,7 @@ TEST_CASE("fixture: a class layout holds its own fields and links to its super c
         names.push_back(context.layouts[level].ref_names[k]);
     });
     CHECK(offsets == std::vector<std::uint64_t>{1, 1 + id, 1 + 2 * id});
-    CHECK(names == std::vector<ObjectId>{test::wide_id(id, 0x722), test::wide_id(id, 0x723), test::wide_id(id, 0x711)});
+    CHECK(names == std::vector<ObjectId>{wide(id, 0x722), wide(id, 0x723), wide(id, 0x711)});
 
     // A class whose super class dump is missing has an incomplete layout, and so has its subclass.
     ClassDump orphan, child;
@@ -346,34 +347,34 @@ TEST_CASE("fixture: INSTANCE DUMP yields exactly the non-null object fields of t
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x21);              // INSTANCE DUMP
-    b.id(test::wide_id(id, 0x8000));  //   object id
+    b.id(wide(id, 0x8000));  //   object id
     b.u4(0);                 //   stack trace serial
     b.id(node_class(id));    //   class id: Node
     b.u4(1 + 3 * id + 4);    //   bytes of field values
     b.u1(1);                 //   Node.flag = true
-    b.id(test::wide_id(id, 0x8001));  //   Node.left
+    b.id(wide(id, 0x8001));  //   Node.left
     b.id(0);                 //   Node.right = null
-    b.id(test::wide_id(id, 0x8002));  //   Base.next
+    b.id(wide(id, 0x8002));  //   Base.next
     b.u4(42);                //   Base.count
     b.u1(0x21);              // INSTANCE DUMP
-    b.id(test::wide_id(id, 0x8003));  //   object id
+    b.id(wide(id, 0x8003));  //   object id
     b.u4(0);                 //   stack trace serial
     b.id(base_class(id));    //   class id: Base
     b.u4(id + 4);            //   bytes of field values
-    b.id(test::wide_id(id, 0x8000));  //   Base.next
+    b.id(wide(id, 0x8000));  //   Base.next
     b.u4(7);                 //   Base.count
     auto records = decode(b, context);
 
-    CHECK(records.refs == std::vector<ObjectId>{test::wide_id(id, 0x8001), test::wide_id(id, 0x8002), test::wide_id(id, 0x8000)});
+    CHECK(records.refs == std::vector<ObjectId>{wide(id, 0x8001), wide(id, 0x8002), wide(id, 0x8000)});
     REQUIRE(records.objects.size() == 2);
     const ObjectRecord& node = records.objects[0];
-    CHECK(node.id == test::wide_id(id, 0x8000));
+    CHECK(node.id == wide(id, 0x8000));
     CHECK(node.class_id == node_class(id));
     CHECK(node.kind == ObjectKind::instance);
     CHECK(node.first_ref == 0);
     CHECK(node.ref_count == 2);
     const ObjectRecord& base = records.objects[1];
-    CHECK(base.id == test::wide_id(id, 0x8003));
+    CHECK(base.id == wide(id, 0x8003));
     CHECK(base.class_id == base_class(id));
     CHECK(base.first_ref == 2);
     CHECK(base.ref_count == 1);
@@ -387,24 +388,24 @@ TEST_CASE("fixture: OBJECT ARRAY DUMP keeps its non-null elements in order and s
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x22);              // OBJECT ARRAY DUMP
-    b.id(test::wide_id(id, 0x8100));  //   array object id
+    b.id(wide(id, 0x8100));  //   array object id
     b.u4(0);                 //   stack trace serial
     b.u4(4);                 //   number of elements
-    b.id(test::wide_id(id, 0x2300));  //   array class id
-    b.id(test::wide_id(id, 0x8001));  //   [0]
+    b.id(wide(id, 0x2300));  //   array class id
+    b.id(wide(id, 0x8001));  //   [0]
     b.id(0);                 //   [1] null
-    b.id(test::wide_id(id, 0x8002));  //   [2]
+    b.id(wide(id, 0x8002));  //   [2]
     b.id(0);                 //   [3] null
     auto records = decode(b, no_layouts(id));
     REQUIRE(records.objects.size() == 1);
     const ObjectRecord& array = records.objects[0];
     CHECK(array.kind == ObjectKind::object_array);
-    CHECK(array.id == test::wide_id(id, 0x8100));
-    CHECK(array.class_id == test::wide_id(id, 0x2300));
+    CHECK(array.id == wide(id, 0x8100));
+    CHECK(array.class_id == wide(id, 0x2300));
     CHECK(array.length == 4);
     CHECK(array.first_ref == 0);
     CHECK(array.ref_count == 2);
-    CHECK(records.refs == std::vector<ObjectId>{test::wide_id(id, 0x8001), test::wide_id(id, 0x8002)});
+    CHECK(records.refs == std::vector<ObjectId>{wide(id, 0x8001), wide(id, 0x8002)});
     CHECK(records.counts[0x22] == 1);
 }
 
@@ -415,7 +416,7 @@ TEST_CASE("fixture: PRIMITIVE ARRAY DUMP reads id, length and element type and h
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x23);              // PRIMITIVE ARRAY DUMP
-    b.id(test::wide_id(id, 0x8200));  //   array object id
+    b.id(wide(id, 0x8200));  //   array object id
     b.u4(0);                 //   stack trace serial
     b.u4(3);                 //   number of elements
     b.u1(10);                //   element type int
@@ -423,7 +424,7 @@ TEST_CASE("fixture: PRIMITIVE ARRAY DUMP reads id, length and element type and h
     b.u4(2);                 //   [1]
     b.u4(3);                 //   [2]
     b.u1(0x23);              // PRIMITIVE ARRAY DUMP
-    b.id(test::wide_id(id, 0x8201));  //   array object id
+    b.id(wide(id, 0x8201));  //   array object id
     b.u4(0);                 //   stack trace serial
     b.u4(2);                 //   number of elements
     b.u1(11);                //   element type long
@@ -432,12 +433,12 @@ TEST_CASE("fixture: PRIMITIVE ARRAY DUMP reads id, length and element type and h
     auto records = decode(b, no_layouts(id));
     REQUIRE(records.objects.size() == 2);
     CHECK(records.objects[0].kind == ObjectKind::primitive_array);
-    CHECK(records.objects[0].id == test::wide_id(id, 0x8200));
+    CHECK(records.objects[0].id == wide(id, 0x8200));
     CHECK(records.objects[0].class_id == 0);
     CHECK(records.objects[0].length == 3);
     CHECK(records.objects[0].element_type == 10);
     CHECK(records.objects[0].ref_count == 0);
-    CHECK(records.objects[1].id == test::wide_id(id, 0x8201));
+    CHECK(records.objects[1].id == wide(id, 0x8201));
     CHECK(records.objects[1].length == 2);
     CHECK(records.objects[1].element_type == 11);
     CHECK(records.refs.empty());
@@ -451,20 +452,20 @@ TEST_CASE("fixture: PRIMITIVE ARRAY NODATA reads its length without element byte
     ByteBuilder b;
     b.id_size = id;
     b.u1(0xC3);              // PRIMITIVE ARRAY NODATA
-    b.id(test::wide_id(id, 0x8300));  //   array object id
+    b.id(wide(id, 0x8300));  //   array object id
     b.u4(0);                 //   stack trace serial
     b.u4(1000);              //   number of elements
     b.u1(5);                 //   element type char; no data follows
     b.u1(0x05);              // ROOT STICKY CLASS, right after
-    b.id(test::wide_id(id, 0x2000));  //   object id
+    b.id(wide(id, 0x2000));  //   object id
     auto records = decode(b, no_layouts(id));
     REQUIRE(records.objects.size() == 1);
     CHECK(records.objects[0].kind == ObjectKind::primitive_array);
-    CHECK(records.objects[0].id == test::wide_id(id, 0x8300));
+    CHECK(records.objects[0].id == wide(id, 0x8300));
     CHECK(records.objects[0].length == 1000);
     CHECK(records.objects[0].element_type == 5);
     REQUIRE(records.roots.size() == 1);
-    CHECK(records.roots[0].id == test::wide_id(id, 0x2000));
+    CHECK(records.roots[0].id == wide(id, 0x2000));
     CHECK(records.counts[0xC3] == 1);
 }
 
@@ -476,15 +477,15 @@ TEST_CASE("fixture: HEAP DUMP INFO is counted and makes neither object nor root"
     b.id_size = id;
     b.u1(0xFE);             // HEAP DUMP INFO
     b.u4(0x50);             //   heap type ('P': app heap)
-    b.id(test::wide_id(id, 0x531));  //   heap name string id
+    b.id(wide(id, 0x531));  //   heap name string id
     b.u1(0x07);             // ROOT MONITOR USED, right after
-    b.id(test::wide_id(id, 0x107));  //   object id
+    b.id(wide(id, 0x107));  //   object id
     auto records = decode(b, no_layouts(id));
     CHECK(records.counts[0xFE] == 1);
     CHECK(records.counts[0x07] == 1);
     CHECK(records.objects.empty());
     REQUIRE(records.roots.size() == 1);
-    CHECK(records.roots[0].id == test::wide_id(id, 0x107));
+    CHECK(records.roots[0].id == wide(id, 0x107));
 }
 
 // ---- sub_record_size ----------------------------------------------------------------------
@@ -531,22 +532,22 @@ TEST_CASE("fixture: sub_record_size of class, instance and array dumps, and 0 at
     SUBCASE("8-byte ids") { id = 8; }
     std::vector<ByteBuilder> records(4);
     for (auto& b : records) b.id_size = id;
-    simple_class(records[0], test::wide_id(id, 0x2000), 0, {{test::wide_id(id, 0x701), 2}, {test::wide_id(id, 0x702), 10}});
+    simple_class(records[0], wide(id, 0x2000), 0, {{wide(id, 0x701), 2}, {wide(id, 0x702), 10}});
     records[1].u1(0x21);              // INSTANCE DUMP
-    records[1].id(test::wide_id(id, 0x8000));  //   object id
+    records[1].id(wide(id, 0x8000));  //   object id
     records[1].u4(0);                 //   stack trace serial
-    records[1].id(test::wide_id(id, 0x2000));  //   class id
+    records[1].id(wide(id, 0x2000));  //   class id
     records[1].u4(3);                 //   bytes of field values
     records[1].u1(1).u1(2).u1(3);     //   3 bytes of values
     records[2].u1(0x22);              // OBJECT ARRAY DUMP
-    records[2].id(test::wide_id(id, 0x8100));  //   array object id
+    records[2].id(wide(id, 0x8100));  //   array object id
     records[2].u4(0);                 //   stack trace serial
     records[2].u4(2);                 //   number of elements
-    records[2].id(test::wide_id(id, 0x2300));  //   array class id
-    records[2].id(test::wide_id(id, 0x8001));  //   [0]
+    records[2].id(wide(id, 0x2300));  //   array class id
+    records[2].id(wide(id, 0x8001));  //   [0]
     records[2].id(0);                 //   [1] null
     records[3].u1(0x23);              // PRIMITIVE ARRAY DUMP
-    records[3].id(test::wide_id(id, 0x8200));  //   array object id
+    records[3].id(wide(id, 0x8200));  //   array object id
     records[3].u4(0);                 //   stack trace serial
     records[3].u4(3);                 //   number of elements
     records[3].u1(9);                 //   element type short
@@ -589,11 +590,11 @@ TEST_CASE("fixture: unknown sub-record tag between good roots is an error at its
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x05);              // ROOT STICKY CLASS, at 0
-    b.id(test::wide_id(id, 0x2000));  //   object id
+    b.id(wide(id, 0x2000));  //   object id
     b.u1(0x42);              // unknown tag, at 1 + id
-    b.id(test::wide_id(id, 0x2001));  //   (unreadable)
+    b.id(wide(id, 0x2001));  //   (unreadable)
     b.u1(0x05);              // ROOT STICKY CLASS
-    b.id(test::wide_id(id, 0x2002));  //   object id
+    b.id(wide(id, 0x2002));  //   object id
     auto error = decode_error(b, no_layouts(id));
     CHECK(error.offset == kBase + 1 + id);
     CHECK(error.record == "sub-record tag 0x42");
@@ -608,17 +609,17 @@ TEST_CASE("fixture: instance of a class with no layout is an error at the instan
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x07);              // ROOT MONITOR USED, at 0
-    b.id(test::wide_id(id, 0x8000));  //   object id
+    b.id(wide(id, 0x8000));  //   object id
     b.u1(0x21);              // INSTANCE DUMP, at 1 + id
-    b.id(test::wide_id(id, 0x8000));  //   object id
+    b.id(wide(id, 0x8000));  //   object id
     b.u4(0);                 //   stack trace serial
-    b.id(test::wide_id(id, 0x2999));  //   class id: no CLASS DUMP
+    b.id(wide(id, 0x2999));  //   class id: no CLASS DUMP
     b.u4(4);                 //   bytes of field values
     b.u4(1);                 //   an int
     auto error = decode_error(b, context_from_classes(node_classes(id)));
     CHECK(error.offset == kBase + 1 + id);
     CHECK(error.record == "INSTANCE_DUMP");
-    CHECK(error.message.find(hex_offset(test::wide_id(id, 0x2999))) != std::string::npos);
+    CHECK(error.message.find(hex_offset(wide(id, 0x2999))) != std::string::npos);
 }
 
 TEST_CASE("fixture: instance whose length contradicts its class layout is an error at the instance") {
@@ -628,11 +629,11 @@ TEST_CASE("fixture: instance whose length contradicts its class layout is an err
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x21);              // INSTANCE DUMP, at 0
-    b.id(test::wide_id(id, 0x8003));  //   object id
+    b.id(wide(id, 0x8003));  //   object id
     b.u4(0);                 //   stack trace serial
     b.id(base_class(id));    //   class id: Base, whose fields need id + 4 bytes
     b.u4(id + 8);            //   bytes of field values: 4 too many
-    b.id(test::wide_id(id, 0x8000));  //   Base.next
+    b.id(wide(id, 0x8000));  //   Base.next
     b.u4(7);                 //   Base.count
     b.u4(0);                 //   4 stray bytes
     auto error = decode_error(b, context_from_classes(node_classes(id)));
@@ -667,9 +668,9 @@ TEST_CASE("fixture: PRIMITIVE ARRAY DUMP with an invalid element type is an erro
         ByteBuilder b;
         b.id_size = id;
         b.u1(0x05);              // ROOT STICKY CLASS, at 0
-        b.id(test::wide_id(id, 0x2000));  //   object id
+        b.id(wide(id, 0x2000));  //   object id
         b.u1(0x23);              // PRIMITIVE ARRAY DUMP, at 1 + id
-        b.id(test::wide_id(id, 0x8200));  //   array object id
+        b.id(wide(id, 0x8200));  //   array object id
         b.u4(0);                 //   stack trace serial
         b.u4(1);                 //   number of elements
         b.u1(type);              //   invalid element type, at 1 + id + 1 + id + 8
@@ -688,9 +689,9 @@ TEST_CASE("fixture: PRIMITIVE ARRAY NODATA with an invalid element type is an er
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x05);              // ROOT STICKY CLASS, at 0
-    b.id(test::wide_id(id, 0x2000));  //   object id
+    b.id(wide(id, 0x2000));  //   object id
     b.u1(0xC3);              // PRIMITIVE ARRAY NODATA, at 1 + id
-    b.id(test::wide_id(id, 0x8300));  //   array object id
+    b.id(wide(id, 0x8300));  //   array object id
     b.u4(0);                 //   stack trace serial
     b.u4(10);                //   number of elements
     b.u1(2);                 //   element type object: invalid here
@@ -752,14 +753,14 @@ TEST_CASE("fixture: sub-record running past the end of the chunk is an error at 
     ByteBuilder b;
     b.id_size = id;
     b.u1(0x05);              // ROOT STICKY CLASS, at 0
-    b.id(test::wide_id(id, 0x2000));  //   object id
+    b.id(wide(id, 0x2000));  //   object id
     b.u1(0x22);              // OBJECT ARRAY DUMP, at 1 + id
-    b.id(test::wide_id(id, 0x8100));  //   array object id
+    b.id(wide(id, 0x8100));  //   array object id
     b.u4(0);                 //   stack trace serial
     b.u4(10);                //   number of elements: 10, only 2 follow
-    b.id(test::wide_id(id, 0x2300));  //   array class id
-    b.id(test::wide_id(id, 0x8001));  //   [0]
-    b.id(test::wide_id(id, 0x8002));  //   [1]
+    b.id(wide(id, 0x2300));  //   array class id
+    b.id(wide(id, 0x8001));  //   [0]
+    b.id(wide(id, 0x8002));  //   [1]
     auto error = decode_error(b, no_layouts(id));
     CHECK(error.offset == kBase + 1 + id);
     CHECK(error.record == "OBJECT_ARRAY_DUMP");
@@ -781,7 +782,7 @@ TEST_CASE("fixture: a bad instance between good records is reported at its own o
     b.u1(0x05);              // ROOT STICKY CLASS, at 0
     b.id(base_class(id));    //   object id
     b.u1(0x21);              // INSTANCE DUMP, at 1 + id: good
-    b.id(test::wide_id(id, 0x8003));  //   object id
+    b.id(wide(id, 0x8003));  //   object id
     b.u4(0);                 //   stack trace serial
     b.id(base_class(id));    //   class id: Base
     b.u4(id + 4);            //   bytes of field values
@@ -789,13 +790,13 @@ TEST_CASE("fixture: a bad instance between good records is reported at its own o
     b.u4(7);                 //   Base.count
     const std::uint64_t bad = b.size();  // 1 + id + 1 + 2 * id + 8 + id + 4
     b.u1(0x21);              // INSTANCE DUMP: bad
-    b.id(test::wide_id(id, 0x8004));  //   object id
+    b.id(wide(id, 0x8004));  //   object id
     b.u4(0);                 //   stack trace serial
     b.id(base_class(id));    //   class id: Base
     b.u4(4);                 //   bytes of field values: Base needs id + 4
     b.u4(7);                 //   Base.count only
     b.u1(0x23);              // PRIMITIVE ARRAY DUMP: good
-    b.id(test::wide_id(id, 0x8200));  //   array object id
+    b.id(wide(id, 0x8200));  //   array object id
     b.u4(0);                 //   stack trace serial
     b.u4(1);                 //   number of elements
     b.u1(8);                 //   element type byte
@@ -804,7 +805,7 @@ TEST_CASE("fixture: a bad instance between good records is reported at its own o
     auto error = decode_error(b, context);
     CHECK(error.offset == kBase + bad);
     CHECK(error.record == "INSTANCE_DUMP");
-    CHECK(error.message.find(hex_offset(test::wide_id(id, 0x8004))) != std::string::npos);
+    CHECK(error.message.find(hex_offset(wide(id, 0x8004))) != std::string::npos);
     // Pass 1 walks past the same record: its size is framed correctly.
     CHECK(expect_ok<std::vector<ClassDump>>(read_class_dumps(chunk_over(b.bytes), id)).empty());
 }

@@ -13,8 +13,10 @@
 
 using namespace heapgraph;
 using heapgraph::test::ByteBuilder;
+using heapgraph::test::bytes_of;
 using heapgraph::test::expect_error;
 using heapgraph::test::expect_ok;
+using heapgraph::test::wide;
 
 namespace {
 
@@ -184,10 +186,10 @@ TEST_CASE("fixture: STRING reads its id and the UTF-8 text after it") {
     b.u1(0x01);              // tag STRING
     b.u4(0);                 // time
     b.u4(id + 5);            // length: id + 5 bytes of text
-    b.id(test::wide_id(id, 0x501));   // string id
+    b.id(wide(id, 0x501));   // string id
     b.text("hello");         // text, not NUL-terminated
     auto record = decode_first<StringRecord>(b);
-    CHECK(record.id == test::wide_id(id, 0x501));
+    CHECK(record.id == wide(id, 0x501));
     CHECK(record.text == "hello");
 }
 
@@ -199,9 +201,9 @@ TEST_CASE("fixture: STRING with an empty text reads just its id") {
     b.u1(0x01);             // tag STRING
     b.u4(0);                // time
     b.u4(id);               // length: the id only
-    b.id(test::wide_id(id, 0x502));  // string id
+    b.id(wide(id, 0x502));  // string id
     auto record = decode_first<StringRecord>(b);
-    CHECK(record.id == test::wide_id(id, 0x502));
+    CHECK(record.id == wide(id, 0x502));
     CHECK(record.text.empty());
 }
 
@@ -227,14 +229,14 @@ TEST_CASE("fixture: LOAD CLASS reads serial, class id, trace serial and name id"
     b.u4(0);                 // time
     b.u4(8 + 2 * id);        // length: 2 u4 + 2 ids
     b.u4(7);                 // class serial
-    b.id(test::wide_id(id, 0x1000));  // class object id
+    b.id(wide(id, 0x1000));  // class object id
     b.u4(3);                 // stack trace serial
-    b.id(test::wide_id(id, 0x501));   // class name string id
+    b.id(wide(id, 0x501));   // class name string id
     auto record = decode_first<LoadClassRecord>(b);
     CHECK(record.serial == 7);
-    CHECK(record.class_id == test::wide_id(id, 0x1000));
+    CHECK(record.class_id == wide(id, 0x1000));
     CHECK(record.stack_trace_serial == 3);
-    CHECK(record.name_id == test::wide_id(id, 0x501));
+    CHECK(record.name_id == wide(id, 0x501));
 }
 
 TEST_CASE("fixture: UNLOAD CLASS is checked and kept as an other record") {
@@ -257,17 +259,17 @@ TEST_CASE("fixture: STACK FRAME reads four ids, the class serial and a negative 
     b.u1(0x04);             // tag STACK FRAME
     b.u4(0);                // time
     b.u4(4 * id + 8);       // length: 4 ids + 2 u4
-    b.id(test::wide_id(id, 0x900));  // stack frame id
-    b.id(test::wide_id(id, 0x511));  // method name string id
-    b.id(test::wide_id(id, 0x512));  // method signature string id
-    b.id(test::wide_id(id, 0x513));  // source file name string id
+    b.id(wide(id, 0x900));  // stack frame id
+    b.id(wide(id, 0x511));  // method name string id
+    b.id(wide(id, 0x512));  // method signature string id
+    b.id(wide(id, 0x513));  // source file name string id
     b.u4(7);                // class serial
     b.u4(0xFFFFFFFF);       // line -1: unknown location
     auto record = decode_first<StackFrameRecord>(b);
-    CHECK(record.frame_id == test::wide_id(id, 0x900));
-    CHECK(record.method_name_id == test::wide_id(id, 0x511));
-    CHECK(record.signature_id == test::wide_id(id, 0x512));
-    CHECK(record.source_file_id == test::wide_id(id, 0x513));
+    CHECK(record.frame_id == wide(id, 0x900));
+    CHECK(record.method_name_id == wide(id, 0x511));
+    CHECK(record.signature_id == wide(id, 0x512));
+    CHECK(record.source_file_id == wide(id, 0x513));
     CHECK(record.class_serial == 7);
     CHECK(record.line == -1);
 }
@@ -283,12 +285,12 @@ TEST_CASE("fixture: STACK TRACE reads serials and every frame id") {
     b.u4(5);                // stack trace serial
     b.u4(2);                // thread serial
     b.u4(2);                // number of frames
-    b.id(test::wide_id(id, 0x900));  // frame 0 id
-    b.id(test::wide_id(id, 0x901));  // frame 1 id
+    b.id(wide(id, 0x900));  // frame 0 id
+    b.id(wide(id, 0x901));  // frame 1 id
     auto record = decode_first<StackTraceRecord>(b);
     CHECK(record.serial == 5);
     CHECK(record.thread_serial == 2);
-    CHECK(record.frame_ids == std::vector<ObjectId>{test::wide_id(id, 0x900), test::wide_id(id, 0x901)});
+    CHECK(record.frame_ids == std::vector<ObjectId>{wide(id, 0x900), wide(id, 0x901)});
 }
 
 TEST_CASE("fixture: ALLOC SITES with one site is checked and kept as an other record") {
@@ -340,18 +342,18 @@ TEST_CASE("fixture: START THREAD reads serials, thread id and the three name ids
     b.u4(0);                 // time
     b.u4(8 + 4 * id);        // length: 2 u4 + 4 ids
     b.u4(2);                 // thread serial
-    b.id(test::wide_id(id, 0x7000));  // thread object id
+    b.id(wide(id, 0x7000));  // thread object id
     b.u4(5);                 // stack trace serial
-    b.id(test::wide_id(id, 0x521));   // thread name string id
-    b.id(test::wide_id(id, 0x522));   // thread group name id
-    b.id(test::wide_id(id, 0x523));   // parent group name id
+    b.id(wide(id, 0x521));   // thread name string id
+    b.id(wide(id, 0x522));   // thread group name id
+    b.id(wide(id, 0x523));   // parent group name id
     auto record = decode_first<StartThreadRecord>(b);
     CHECK(record.thread_serial == 2);
-    CHECK(record.thread_id == test::wide_id(id, 0x7000));
+    CHECK(record.thread_id == wide(id, 0x7000));
     CHECK(record.stack_trace_serial == 5);
-    CHECK(record.name_id == test::wide_id(id, 0x521));
-    CHECK(record.group_name_id == test::wide_id(id, 0x522));
-    CHECK(record.parent_group_name_id == test::wide_id(id, 0x523));
+    CHECK(record.name_id == wide(id, 0x521));
+    CHECK(record.group_name_id == wide(id, 0x522));
+    CHECK(record.parent_group_name_id == wide(id, 0x523));
 }
 
 TEST_CASE("fixture: END THREAD is checked and kept as an other record") {
@@ -435,8 +437,8 @@ TEST_CASE("fixture: STACK TRACE whose frame count disagrees with its length is a
     b.u4(5);                // stack trace serial
     b.u4(2);                // thread serial
     b.u4(3);                // number of frames: 3, contradicting the length
-    b.id(test::wide_id(id, 0x900));  // frame 0 id
-    b.id(test::wide_id(id, 0x901));  // frame 1 id
+    b.id(wide(id, 0x900));  // frame 0 id
+    b.id(wide(id, 0x901));  // frame 1 id
     auto error = expect_error(decode_at(b, kFirstRecord));
     CHECK(error.offset == kFirstRecord);
     CHECK(error.record == "STACK_TRACE");
@@ -573,7 +575,7 @@ TEST_CASE("fixture: java_class_name turns dump spellings into Java names") {
 }
 
 TEST_CASE("fixture: detect_format recognises each dump by its first bytes") {
-    CHECK(detect_format(test::bytes_of(std::string("JAVA PROFILE 1.0.2\0", 19))) == DumpFormat::hprof);
+    CHECK(detect_format(bytes_of(std::string("JAVA PROFILE 1.0.2\0", 19))) == DumpFormat::hprof);
     CHECK(detect_format(std::vector<std::uint8_t>{0x1f, 0x8b, 0x08, 0x00}) == DumpFormat::gzip);
 
     ByteBuilder phd;
@@ -582,8 +584,8 @@ TEST_CASE("fixture: detect_format recognises each dump by its first bytes") {
     phd.u4(6);                           // version
     CHECK(detect_format(phd.bytes) == DumpFormat::phd);
 
-    CHECK(detect_format(test::bytes_of("// Version: J9TRACE\n")) == DumpFormat::classic);
-    CHECK(detect_format(test::bytes_of("\xEF\xBB\xBF// Version: J9\n")) == DumpFormat::classic);
+    CHECK(detect_format(bytes_of("// Version: J9TRACE\n")) == DumpFormat::classic);
+    CHECK(detect_format(bytes_of("\xEF\xBB\xBF// Version: J9\n")) == DumpFormat::classic);
     std::vector<std::uint8_t> ebcdic = {
         0x61, 0x61,  // "//"
         0x40,        // " "
@@ -593,10 +595,10 @@ TEST_CASE("fixture: detect_format recognises each dump by its first bytes") {
         0x40};       // " "
     CHECK(detect_format(ebcdic) == DumpFormat::classic);
 
-    CHECK(detect_format(test::bytes_of("PK\x03\x04")) == DumpFormat::unknown);
-    CHECK(detect_format(test::bytes_of(std::string("\0\x12portable", 10))) == DumpFormat::unknown);
-    CHECK(detect_format(test::bytes_of("JAVA PROF")) == DumpFormat::hprof);  // cut short: the reader reports it
-    CHECK(detect_format(test::bytes_of("JAVA PROFILER 1.0\n")) == DumpFormat::unknown);
+    CHECK(detect_format(bytes_of("PK\x03\x04")) == DumpFormat::unknown);
+    CHECK(detect_format(bytes_of(std::string("\0\x12portable", 10))) == DumpFormat::unknown);
+    CHECK(detect_format(bytes_of("JAVA PROF")) == DumpFormat::hprof);  // cut short: the reader reports it
+    CHECK(detect_format(bytes_of("JAVA PROFILER 1.0\n")) == DumpFormat::unknown);
     CHECK(format_name(DumpFormat::phd) == "phd");
 }
 

@@ -13,6 +13,7 @@
 #include "test_support.h"
 
 using namespace heapgraph;
+using heapgraph::test::bytes_of;
 
 namespace {
 
@@ -37,7 +38,7 @@ std::vector<std::uint8_t> to_ebcdic(const std::string& text) {
 
 TEST_CASE("classic pipeline: a z/OS (EBCDIC) classic dump loads like its ASCII original") {
     std::string text = classic_text("phd/heapdump.20100112.141124.11580.0002.phd");
-    LoadedDump ascii = load_dump_bytes(test::bytes_of(text), "ascii.txt", {});
+    LoadedDump ascii = load_dump_bytes(bytes_of(text), "ascii.txt", {});
     LoadedDump ebcdic = load_dump_bytes(to_ebcdic(text), "ebcdic.txt", {});
     CHECK(ebcdic.info.format_version.find("EBCDIC") != std::string::npos);
     graph::Summary a = graph::summarize(ascii.graph), e = graph::summarize(ebcdic.graph);
@@ -66,7 +67,7 @@ TEST_CASE("classic pipeline: blocks of 64 KiB, whose objects name classes whose 
     auto report = [&](std::uint64_t block_bytes) {
         LoadOptions options;
         options.chunk_bytes = block_bytes;
-        LoadedDump dump = load_dump_bytes(test::bytes_of(text), "leakdemo.txt", options);
+        LoadedDump dump = load_dump_bytes(bytes_of(text), "leakdemo.txt", options);
         return reports::json_report(analysis::analyse(dump, {}));
     };
     const std::string whole = report(64u << 20), blocks = report(64u << 10);
@@ -84,7 +85,7 @@ TEST_CASE("classic pipeline: a malformed line names the file, the offset and the
         bad.replace(at, 5, " OBX ");
         std::uint64_t line = 1 + static_cast<std::uint64_t>(std::count(bad.begin(), bad.begin() + at, '\n'));
         try {
-            load_dump_bytes(test::bytes_of(bad), "bad.txt", {});
+            load_dump_bytes(bytes_of(bad), "bad.txt", {});
             FAIL("no error");
         } catch (const DumpError& e) {
             std::string message = e.what();
@@ -98,7 +99,7 @@ TEST_CASE("classic pipeline: a classic dump cut in half says the // EOF trailer 
     std::string text = classic_text("phd/heapdump.20100209.165721.4484.phd");
     text.resize(text.rfind('\n', text.size() / 2) + 1);
     try {
-        load_dump_bytes(test::bytes_of(text), "half.txt", {});
+        load_dump_bytes(bytes_of(text), "half.txt", {});
         FAIL("no error");
     } catch (const DumpError& e) {
         CHECK(std::string(e.what()).find("half.txt @0x") == 0);
@@ -120,16 +121,16 @@ TEST_CASE("classic pipeline: object sizes past Java's largest object are refused
                "// EOF:  Total 'Objects',Refs(null) : 2,0(0)\n";
     };
     std::string two_huge = dump("18446744073709551615", "18446744073709551615", "OBJ [J");
-    CHECK(test::load_error(test::bytes_of(two_huge), "huge.txt") ==
+    CHECK(test::load_error(bytes_of(two_huge), "huge.txt") ==
           "huge.txt @0x0000001c: classic OBJ record line 2: size 18446744073709551615" + limit);
     std::string just_over = dump("17179869240", "17179869241", "OBJ [J");
     std::uint64_t second = just_over.find("[17179869241]");
-    CHECK(test::load_error(test::bytes_of(just_over), "over.txt") ==
+    CHECK(test::load_error(bytes_of(just_over), "over.txt") ==
           "over.txt @" + hex_offset(second) + ": classic OBJ record line 4: size 17179869241" + limit);
     std::string class_over = dump("16", "17179869241", "CLS java/lang/Object");
-    CHECK(test::load_error(test::bytes_of(class_over), "class.txt") ==
+    CHECK(test::load_error(bytes_of(class_over), "class.txt") ==
           "class.txt @" + hex_offset(class_over.find("[17179869241]")) + ": classic CLS record line 4: size 17179869241" + limit);
     // At the limit both load, and their sum is exact.
-    LoadedDump at_limit = load_dump_bytes(test::bytes_of(dump("17179869240", "17179869240", "OBJ [J")), "limit.txt", {});
+    LoadedDump at_limit = load_dump_bytes(bytes_of(dump("17179869240", "17179869240", "OBJ [J")), "limit.txt", {});
     CHECK(graph::summarize(at_limit.graph).shallow_bytes == 2 * 17179869240ull);
 }
