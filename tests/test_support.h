@@ -64,8 +64,8 @@ inline std::string write_temp(const std::string& name, const std::vector<std::ui
     return path;
 }
 
-// An object id as the HPROF tests write it: with 8-byte ids it fills all 8 bytes, so a decoder
-// reading too few bytes is caught.
+// An object id as the HPROF tests write it: with 8-byte ids it has bits set above its low 4
+// bytes, so a decoder reading too few bytes is caught.
 inline ObjectId wide(std::uint32_t id_size, ObjectId low) { return id_size == 8 ? 0x00007FA100000000ULL | low : low; }
 
 inline std::vector<std::uint8_t> bytes_of(std::string_view text) { return {text.begin(), text.end()}; }
