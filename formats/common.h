@@ -5,9 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <stdexcept>
-#include <cstring>
 #include <string>
 #include <string_view>
 

@@ -70,6 +70,7 @@ std::vector<std::uint8_t> chain_dump(std::uint32_t links, std::size_t name_bytes
     b.u1(0x2C).u4(0).u4(0);
     return b.bytes;
 }
+
 }  // namespace
 
 TEST_CASE("bounded: two rooted chains of 20,000 links with 20,000-character names give a bounded report") {

@@ -58,6 +58,7 @@ Refusal refusal(const std::vector<std::uint8_t>& bytes, const std::string& name,
     });
     return r;
 }
+
 }  // namespace
 
 // ---- gzip bombs --------------------------------------------------------------------------
@@ -144,6 +145,7 @@ void check_shrank(const DumpError& e, const std::string& path, std::uint64_t siz
                                        " to 65536 bytes while it was being read (truncated by another process?): "
                                        "reading failed here");
 }
+
 }  // namespace
 
 TEST_CASE("hostile input: a mapped file cut short reads as zeros past its new end, and says where reading failed") {

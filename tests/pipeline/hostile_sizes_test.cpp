@@ -73,6 +73,7 @@ void check_cli_refuses(const std::string& name, const std::vector<std::uint8_t>&
     CHECK(run.code == 2);
     CHECK(run.out.find(" @" + hex_offset(offset) + ": ") != std::string::npos);
 }
+
 }  // namespace
 
 TEST_CASE("hostile sizes: an HPROF primitive array claiming 4 billion ints fails at its offset, in little memory") {
@@ -193,6 +194,7 @@ namespace {
 std::vector<std::uint8_t> gzip(const std::vector<std::uint8_t>& raw, const std::string& comment = "") {
     return test::gzip_member(raw, comment);
 }
+
 }  // namespace
 
 TEST_CASE("hostile sizes: a gzip bomb stops at max_inflated_bytes, naming the member's offset") {
@@ -251,6 +253,7 @@ std::string refusal(const std::string& file, std::uint64_t DumpLimits::*limit, s
     }
     return "";
 }
+
 }  // namespace
 
 TEST_CASE("hostile sizes: a dump with more objects than 32-bit node ids number is refused by count, never wrapped (forced small limit)") {

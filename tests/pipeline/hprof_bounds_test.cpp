@@ -83,6 +83,7 @@ graph::NodeId node_of(const LoadedDump& dump, ObjectId address) {
     REQUIRE(node != graph::kNoNode);
     return node;
 }
+
 }  // namespace
 
 TEST_CASE("hprof bounds: a class hierarchy 20,000 deep loads and gets its dominators in linear memory and time") {
@@ -152,6 +153,7 @@ const Warning* warning(const LoadedDump& dump, const std::string& code) {
 }
 
 std::string class_name(const LoadedDump& dump, std::uint32_t k) { return dump.graph.classes.at(k).name; }
+
 }  // namespace
 
 TEST_CASE("hprof bounds: class names are decoded from modified UTF-8") {
