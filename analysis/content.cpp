@@ -87,6 +87,28 @@ void sort_members(Members& members) {
     graph::bucket_sort(members, [](const Member& m, int bits) { return m.hash.high >> (64 - bits); }, std::less<Member>());
 }
 
+// Keeps the members whose key another member may share: one alone with its key forms no
+// group. Two bits a slot, over about eight slots a member (at most 2^28, 64 MB), by the
+// hash's top bits: seen once, seen again. Members of one key share a slot, so every group is
+// kept whole; a single member is kept only when another member's slot is its own (about one
+// in eight). On the
+// 2 GB BigHeap dump most Strings are copies, so the sort's copy of the members shrinks
+// by more than a third (docs/pipeline.md, "Stop 54"). Done before the sort: its copy is
+// made of what is kept.
+void keep_possible_duplicates(Members& members) {
+    const std::size_t n = members.size();
+    if (n < 2) return members.clear();
+    const int bits = std::clamp(static_cast<int>(std::bit_width(n)) + 3, 6, 28);
+    auto slot = [&](const Member& m) { return static_cast<std::size_t>(m.hash.high >> (64 - bits)); };
+    graph::NodeBits once(std::size_t{1} << bits), twice(std::size_t{1} << bits);
+    for (const Member& m : members) (once.test(slot(m)) ? twice : once).set(slot(m));
+    std::size_t kept = 0;
+    for (const Member& m : members)
+        if (twice.test(slot(m))) members[kept++] = m;
+    members.resize(kept);
+    if (!members.in_file()) members.shrink_to_fit();  // in a file the copy would cost more
+}
+
 // Calls group(first, last) for every run of two or more members with one key, `members`
 // sorted by key: equal contents. The key's 128-bit hash stands for the contents, which are
 // not read again (docs/report-schema.md: the chance of two contents sharing one).
@@ -214,6 +236,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     const std::vector<NodeId> value_index = value_arrays(values);
     // One set of members at a time: the strings' go before the arrays' are made.
     Members strings = string_members(g, counted, addresses, values, value_index, array_nodes);
+    keep_possible_duplicates(strings);
     sort_members(strings);
     // Values are decoded for the rows kept only: decoding every group would read the file
     // again in random order.
@@ -248,6 +271,7 @@ void find_duplicates(const graph::HeapGraph& g, const graph::NodeBits& counted,
     }
 
     Members arrays = array_members(g, counted, array_nodes, values, value_index);
+    keep_possible_duplicates(arrays);
     sort_members(arrays);
     TopRows<std::pair<DuplicateArray, Member>, decltype(&most_wasted<DuplicateArray>)> array_rows(
         top, most_wasted<DuplicateArray>);
