@@ -339,7 +339,7 @@ void numbered_rows(Csr& in, const Numbering& n, const NodeBits& searched, std::s
 // number). In memory the numbers by node are done with once the rows are numbered: their
 // block holds them, 125 MB less at the step's peak on the 2 GB BigHeap dump, and the
 // immediate dominators by node get a block of their own after the search (unreached_idoms),
-// when the referrer rows' has come free. In files the records hold the parents eval_start
+// once the referrer rows' block is free. In files the records hold the parents eval_start
 // reads during the search: a block of its own.
 Column<DfsIndex> semi_block(Numbering& n) {
     if (n.keeps_parents()) return {};
