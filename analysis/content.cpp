@@ -95,7 +95,10 @@ void sort_members(Members& members) {
 // dump 65% of the String members, 106 MB instead of 162 (docs/pipeline.md, "Stop 54").
 void keep_possible_duplicates(Members& members) {
     const std::size_t n = members.size();
-    if (n < 2) return members.clear();
+    if (n < 2) {
+        members.clear();
+        return;
+    }
     const int bits = std::clamp(static_cast<int>(std::bit_width(n)) + 3, 6, 28);
     auto slot = [&](const Member& m) { return static_cast<std::size_t>(m.hash.high >> (64 - bits)); };
     graph::NodeBits once(std::size_t{1} << bits), twice(std::size_t{1} << bits);

@@ -422,7 +422,7 @@ void immediate_dominators(const NodeBits& searched, const HugeVector<DfsIndex>& 
 // sequence), then one parallel pass marks the unreached. In memory the search took that
 // block (semi_block): a block of their own, every node unreached until the hand-over.
 Column<NodeId> unreached_idoms(Numbering& n, std::size_t nodes) {
-    if (n.node.empty()) {  // the search took the numbers' block (semi_block): none is reached yet
+    if (!n.keeps_parents()) {  // the search took the numbers' block (semi_block): none is reached yet
         Column<NodeId> idom(nodes);
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
             std::fill(idom.begin() + range.begin(), idom.begin() + range.end(), kUnreached);
