@@ -103,17 +103,22 @@ void keep_possible_duplicates(Members& members) {
     auto slot = [&](const Member& m) { return static_cast<std::size_t>(m.hash.high >> (64 - bits)); };
     graph::NodeBits once(std::size_t{1} << bits), twice(std::size_t{1} << bits);
     // Both passes a slab at a time, each slab's pages let go after it where the members are a
-    // file (graph/column.h); the kept ones are written behind what is read.
+    // file (graph/column.h); the kept ones are written behind what is read, so a slab's
+    // writes lie between the first kept from it and its end.
     constexpr std::size_t kSlab = (std::size_t{16} << 20) / sizeof(Member);
     graph::for_each_slab(n, kSlab, [&](std::size_t first, std::size_t last) {
-        for (std::size_t i = first; i < last; ++i) (once.test(slot(members[i])) ? twice : once).set(slot(members[i]));
+        for (std::size_t i = first; i < last; ++i) {
+            const std::size_t s = slot(members[i]);
+            (once.test(s) ? twice : once).set(s);
+        }
         members.release_pages(first, last);
     });
     std::size_t kept = 0;
     graph::for_each_slab(n, kSlab, [&](std::size_t first, std::size_t last) {
+        const std::size_t written_from = kept;
         for (std::size_t i = first; i < last; ++i)
             if (twice.test(slot(members[i]))) members[kept++] = members[i];
-        members.release_pages(0, last);
+        members.release_pages(written_from, last);
     });
     members.resize(kept);
     if (!members.in_file()) members.shrink_to_fit();  // in a file the copy would cost more

@@ -417,23 +417,17 @@ void immediate_dominators(const NodeBits& searched, const HugeVector<DfsIndex>& 
 }
 
 // The immediate dominators by node, the unreached marked; the hand-over writes the others.
-// In files, the numbers' block (done with, its pages faulted in; a DFS number is a node id):
-// its records are packed to numbers first, in place and in order (a file's pages, read in
-// sequence), then one parallel pass marks the unreached. In memory the search took that
-// block (semi_block): a block of their own, every node unreached until the hand-over.
+// In files, the numbers' block (done with, its pages faulted in; a DFS number is a node id),
+// its records packed to numbers first, in place and in order (a file's pages, read in
+// sequence). In memory the search took that block (semi_block): a fresh one, whose zeros
+// read as unnumbered. Then one parallel pass marks the unreached.
 Column<NodeId> unreached_idoms(Numbering& n, std::size_t nodes) {
-    if (!n.keeps_parents()) {  // the search took the numbers' block (semi_block): none is reached yet
-        Column<NodeId> idom(nodes);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes), [&](const auto& range) {
-            std::fill(idom.begin() + range.begin(), idom.begin() + range.end(), kUnreached);
-        });
-        return idom;
-    }
-    Column<NodeId> idom = std::move(n.node);
+    Column<NodeId> idom;
     if (n.keeps_parents()) {
+        idom = std::move(n.node);
         for (std::size_t v = 0; v < nodes; ++v) idom[v] = idom[v * n.stride];
-        idom.resize(nodes);
     }
+    idom.resize(nodes);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, idom.size()), [&](const auto& range) {
         for (std::size_t v = range.begin(); v != range.end(); ++v)
             if (idom[v] == kUnnumbered) idom[v] = kUnreached;
