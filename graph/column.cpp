@@ -466,11 +466,6 @@ void ColumnBlock::release_pages(std::size_t from, std::size_t to) const {
     ::madvise(data_ + from, to - from, MADV_DONTNEED);
 }
 
-void ColumnBlock::populate() const {
-    // Safe beside writers: the kernel fills in missing pages and never touches the bytes.
-    if (mapped_ && bytes_) ::madvise(data_, page_round(bytes_), MADV_POPULATE_WRITE);
-}
-
 bool ColumnBlock::resize_in_place(std::size_t bytes) {
     if (!mapped_ || bytes < kMappedBytes) return false;
     Budget& b = budget();

@@ -135,9 +135,6 @@ public:
     // are neither copied nor faulted in again; new bytes are zero. False, and the block as it
     // was, for a file or small block or when the budget has no room: the caller copies.
     bool resize_in_place(std::size_t bytes);
-    // Faults every page of a large heap block in now, keeping its bytes (a hint: files and
-    // small blocks are left alone), so that one thread takes the faults another would meet.
-    void populate() const;
 
 private:
     void give_back() noexcept;
@@ -201,7 +198,6 @@ public:
     const T& back() const { return data()[size_ - 1]; }
     bool in_file() const { return block_.in_file(); }
     void release_pages() const { block_.release_pages(); }
-    void populate() const { block_.populate(); }  // the whole block, capacity included
     // The pages of elements [first, last), rounded out to whole pages: a pass that releases
     // what it has read keeps a slab of a file column resident, whatever the pager's timing.
     void release_pages(std::size_t first, std::size_t last) const {

@@ -68,9 +68,9 @@ struct Numbering {
 
 constexpr std::uint64_t kSiblingsAhead = 4;
 
-// The numbering's columns at their full size, before the DFS, so that another thread can
-// fault their pages in (populate) while the DFS runs: on one core the faults were about a
-// third of the DFS (docs/dominators.md).
+// The numbering's columns at their full size, before the DFS. Their pages are faulted in
+// by the DFS's own writes: faulting them in ahead on the other core delayed the walks there
+// by 0.6-0.7 s and slowed the DFS beside it (docs/dominators.md, "Stop 55").
 Numbering numbering_columns(NodeId nodes) {
     Numbering n;
     n.stride = fits_memory_budget(std::uint64_t{nodes} * sizeof(DfsIndex)) ? 1 : 2;
@@ -82,8 +82,6 @@ Numbering numbering_columns(NodeId nodes) {
     if (n.node.in_file()) std::fill(n.node.begin(), n.node.end(), kUnnumbered);
     return n;
 }
-
-void populate(const Numbering& n) { n.node.populate(), n.vertex.populate(), n.forest.populate(); }
 
 // Step 1: preorder DFS with an explicit stack of (node, next edge) frames.
 void number_nodes(const Csr& out, std::span<const NodeId> roots, NodeId nodes, Numbering& n,
@@ -501,10 +499,7 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
         for (std::size_t i; (i = next_walk.fetch_add(1)) < beside.size();) beside[i]();
     };
     tbb::task_group walks;
-    walks.run([&] {
-        populate(n);  // first: the walks have time to spare, the DFS has none
-        run_walks();
-    });
+    walks.run(run_walks);
     const auto numbering_started = Clock::now();
     number_nodes(out, roots, nodes, n, progress);
     number_by_node(n);
@@ -530,8 +525,7 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
     release(in);
     immediate_dominators(searched, parents, idom, nodes, progress);
     const std::uint64_t condensed = parents.size();
-    // The walks, a prefault behind the DFS, may end after the search; the rows go before
-    // the sums make their outputs.
+    // The walks may end after the search; the rows go before the sums make their outputs.
     if (beside_search) release_out();
     const auto sums_started = Clock::now();
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
