@@ -455,13 +455,13 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     DominatorTree tree;
     tree.super_root_retained_bytes = reached ? bytes[0] : 0;
     tree.idom = unreached_idoms(n, nodes);
-    tree.retained_bytes.assign(nodes, 0);  // fresh: zero without a pass
+    tree.retained_bytes = ByteCounts(nodes, tree.super_root_retained_bytes);
     tree.retained_objects.assign(nodes, 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
         for (std::size_t w = range.begin(); w != range.end(); ++w) {
             const NodeId v = n.vertex[w];
             tree.idom[v] = idom[w] == 0 ? kSuperRoot : n.vertex[idom[w]];
-            tree.retained_bytes[v] = bytes[w];
+            tree.retained_bytes.set(v, bytes[w]);
             tree.retained_objects[v] = objects[w];
         }
     });

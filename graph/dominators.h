@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "byte_counts.h"
 #include "heap_graph.h"
 #include "progress.h"
 
@@ -41,7 +42,7 @@ inline constexpr NodeId kUnreached = kNoNode;
 
 struct DominatorTree {
     Column<NodeId> idom;                   // kSuperRoot for the super root's children
-    Column<std::uint64_t> retained_bytes;  // 0 for unreached nodes
+    ByteCounts retained_bytes;             // 0 for unreached nodes
     Column<NodeId> retained_objects;
     Column<NodeId> preorder;               // reached nodes in DFS order from the super root
     // By DFS number (preorder index + 1): the immediate dominator's DFS number, 0 for the super

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <thread>
 
+#include "byte_counts.h"
 #include "column.h"
 #include "shallow_sizes.h"
 #include "test_support.h"
@@ -340,4 +341,31 @@ TEST_CASE("shallow sizes: sizes past 32 bits read back whole, set from several t
     ShallowSizes listed{1, 0x1FFFFFFFFull, 3};
     CHECK(listed == std::vector<std::uint64_t>{1, 0x1FFFFFFFFull, 3});
     CHECK_FALSE(listed == std::vector<std::uint64_t>{1, 0xFFFFFFFFull, 3});
+}
+
+TEST_CASE("byte counts: 5 bytes a node below a 2^40 total, 8 at or past it; every value up to the total reads back, set from several threads") {
+    for (const std::uint64_t total : {(std::uint64_t{1} << 40) - 1, std::uint64_t{1} << 40, ~std::uint64_t{0}}) {
+        CAPTURE(total);
+        ByteCounts counts(100000, total);
+        CHECK(counts.size() == 100000);
+        CHECK(counts.width() == (total >> 40 == 0 ? 5 : 8));
+        CHECK(counts[99999] == 0);  // fresh: zeros
+        auto value = [total](std::uint64_t v) {
+            return v % 3 == 0 ? total - v : v % 3 == 1 ? (std::uint64_t{1} << 32) + v : 0xFFFFFFFFu - v;
+        };
+        std::vector<std::thread> threads;
+        for (std::uint64_t t = 0; t < 4; ++t)
+            threads.emplace_back([&counts, &value, t] {
+                for (std::size_t v = t; v < 100000; v += 4) counts.set(v, value(v));
+            });
+        for (std::thread& t : threads) t.join();
+        std::size_t wrong = 0;
+        for (std::size_t v = 0; v < 100000; ++v) wrong += counts[v] != value(v);
+        CHECK(wrong == 0);
+        ByteCounts copy(100000, total);
+        for (std::size_t v = 0; v < 100000; ++v) copy.set(v, counts[v]);
+        CHECK(copy == counts);
+        copy.set(5, copy[5] + 1);
+        CHECK_FALSE(copy == counts);
+    }
 }
