@@ -25,8 +25,10 @@ namespace {
 // 1.23x); 59 since the referrer rows keep starts for their own objects only and path slots
 // take 2 bytes (62 estimated it at 1.23x again); 56 since the search keeps its
 // semidominators in the numbers' block and the duplicate check sorts possible copies only
-// (the peak fell about 3 bytes an object; 59 estimated the 2 GB dump at 1.24x).
-constexpr double kBytesPerObject = 56;
+// (the peak fell about 3 bytes an object; 59 estimated the 2 GB dump at 1.24x); 52 since
+// retained bytes take 5 bytes a node (the peak fell 3 bytes an object; 56 estimated the 2 GB
+// dump at 1.25-1.26x).
+constexpr double kBytesPerObject = 52;
 constexpr double kBytesPerReference = 4;  // out rows, shared objects' referrer rows
 // PHD and classic text: the scan built the graph already, so only the dominator and path
 // arrays come on top (fitted on data/phd only: no big PHD or classic file is at hand).
