@@ -343,7 +343,7 @@ TEST_CASE("shallow sizes: sizes past 32 bits read back whole, set from several t
     CHECK_FALSE(listed == std::vector<std::uint64_t>{1, 0xFFFFFFFFull, 3});
 }
 
-TEST_CASE("byte counts: 5 bytes a node below a 2^40 total, 8 at or past it; every value up to the total reads back, set from several threads") {
+TEST_CASE("byte counts: 5 bytes a node below a 2^40 total, 8 at or past it, and every value up to the total reads back when set from several threads") {
     for (const std::uint64_t total : {(std::uint64_t{1} << 40) - 1, std::uint64_t{1} << 40, ~std::uint64_t{0}}) {
         CAPTURE(total);
         ByteCounts counts(100000, total);
