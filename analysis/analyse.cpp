@@ -47,8 +47,8 @@ double seconds_of(Work&& work) {
 }
 
 // Walks over the out rows, beside the dominator step: the paths (the longest, so first),
-// then the collections. Each releases the file-backed pages it touched once done: the
-// dominator step's search follows and they are not read again until the suspects.
+// then the collections. Each releases the file-backed pages it touched once done: they are
+// not read again until the suspects.
 // `seconds` gets each walk's time, for the dominator stage's note.
 std::vector<std::function<void()>> edge_walks(const Input& in, Findings& f, const Options& options,
                                               std::vector<graph::NodeId>& to_read, std::vector<double>& seconds) {
@@ -72,8 +72,8 @@ std::vector<std::function<void()>> edge_walks(const Input& in, Findings& f, cons
 }
 
 // The walks run beside the dominator step's numbering of the nodes, its last use of the
-// out rows, and beside its search while memory allows (neither reads what the other
-// writes; with one thread one runs after the other).
+// out rows, and beside its search (neither reads what the other writes; with one thread
+// one runs after the other).
 // `to_read`: objects whose records the value pass is to read, found along the out rows.
 void dominators_and_walks(Input& in, Findings& f, const Options& options, StageClock& clock,
                           std::vector<graph::NodeId>& to_read) {

@@ -487,11 +487,10 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
     auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     Numbering n = numbering_columns(nodes);
     double numbering_seconds = 0;
-    // The walks beside need the out rows, as the numbering does. While every column has fit in
-    // memory they also run beside the search, and the rows go once both are done (the 2 GB
-    // BigHeap dump: 1.4 s less, 280 MB more at the peak); once columns have gone to files,
-    // memory is short and the rows go before the search.
-    const bool beside_search = storage_use().file_columns == 0;
+    // The walks beside need the out rows, as the numbering does. They also run beside the
+    // search, and the rows go once both are done. With columns in files too since stop 55, as
+    // the paths' queue no longer holds twice its nodes (the 8x replica at 4G: the stage 36-38 s
+    // against 40.6 s, peak 5.34 GB against 5.48 GB; docs/pipeline.md, "Stop 55").
     // Each walk is taken once, by the other thread as it comes free or by this one when it
     // needs the rows gone: the walks do not wait for a thread busy with the search.
     std::atomic<std::size_t> next_walk{0};
@@ -504,15 +503,6 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
     number_nodes(out, roots, nodes, n, progress);
     number_by_node(n);
     numbering_seconds = seconds_since(numbering_started);
-    double waited_seconds = 0;
-    auto release_out = [&] {
-        const auto waiting_started = Clock::now();
-        run_walks();
-        walks.wait();
-        waited_seconds = seconds_since(waiting_started);
-        release(out);
-    };
-    if (!beside_search) release_out();
     const auto search_started = Clock::now();
     const NodeBits searched = searched_by_number(searched_by_node(in, roots, nodes), n.vertex);
     if (before_rewrite) before_rewrite();
@@ -526,7 +516,11 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
     immediate_dominators(searched, parents, idom, nodes, progress);
     const std::uint64_t condensed = parents.size();
     // The walks may end after the search; the rows go before the sums make their outputs.
-    if (beside_search) release_out();
+    const auto waiting_started = Clock::now();
+    run_walks();
+    walks.wait();
+    const double waited_seconds = seconds_since(waiting_started);
+    release(out);
     const auto sums_started = Clock::now();
     DominatorTree tree = fill_tree(n, idom, shallow, nodes, progress);
     tree.sums_seconds = seconds_since(sums_started);
@@ -535,7 +529,7 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
     tree.idom_by_number = std::move(idom);
     tree.condensed_nodes = condensed;
     tree.numbering_seconds = numbering_seconds;
-    tree.search_seconds = seconds_since(search_started) - (beside_search ? waited_seconds : 0);
+    tree.search_seconds = seconds_since(search_started) - waited_seconds;
     tree.waited_seconds = waited_seconds;
     return tree;
 }
