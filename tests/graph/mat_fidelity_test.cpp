@@ -120,7 +120,7 @@ TEST_CASE("MAT fidelity: --keep-unreachable roots unreferenced garbage and keeps
     graph::Summary s = graph::summarize(dump.graph);
     // Every object is in the tree, so the total is the whole heap.
     CHECK(kept.tree.super_root_retained_bytes == s.shallow_bytes);
-    CHECK(kept.tree.preorder.size() == dump.graph.node_count());
+    CHECK(kept.tree.reached == dump.graph.node_count());
     // The graph's own bits are the analysis's to set; the step hands over its walk.
     REQUIRE(kept.reachable.words() == (dump.graph.node_count() + 63) / 64);
     CHECK(kept.reachable.count() == s.reachable_objects + s.reachable_classes);
