@@ -23,8 +23,8 @@ struct RetainedOptions {
     bool release_edges = false;
     // Other walks over the out rows, run beside the numbering of the nodes (the step's last
     // use of the rows) and beside the search; the rows are released once both are done with
-    // them. Each walk runs once, on whichever
-    // thread is free first, in the order given: the longest first.
+    // them. Each walk runs once, on whichever thread is free first, in the order given: the
+    // longest first.
     std::vector<std::function<void()>> beside{};
     Progress progress{};  // of the dominator step, in four phases over the nodes
     // With release_edges: called before the first rows are freed or the referrer rows are
