@@ -41,7 +41,7 @@ void dominators(benchmark::State& state) {
         benchmark::DoNotOptimize(tree.idom.data());
         state.PauseTiming();
         condensed = tree.condensed_nodes;
-        reached = tree.preorder.size();
+        reached = tree.reached;
         peak = std::max(peak, status_bytes("VmHWM:"));
         extra = std::max(extra, status_bytes("VmHWM:") - before);
         state.ResumeTiming();

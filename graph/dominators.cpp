@@ -487,11 +487,12 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
     using Clock = std::chrono::steady_clock;
     auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     Numbering n = numbering_columns(nodes);
-    double numbering_seconds = 0;
     // The walks beside need the out rows, as the numbering does. They also run beside the
     // search, and the rows go once both are done. With columns in files too since stop 55, as
     // the paths' queue no longer holds twice its nodes (the 8x replica at 4G: the stage 36-38 s
-    // against 40.6 s, peak 5.34 GB against 5.48 GB; docs/pipeline.md, "Stop 55").
+    // against 40.6 s, peak 5.34 GB against 5.48 GB). The cost lies at tiny budgets, where the
+    // walks' working set now sits beside the search's: classic text from the 2 GB dump at 64M
+    // peaks at 0.40-0.42x against 0.36-0.38x, 2 s sooner (docs/pipeline.md, "Stop 55").
     // Each walk is taken once, by the other thread as it comes free or by this one when it
     // needs the rows gone: the walks do not wait for a thread busy with the search.
     std::atomic<std::size_t> next_walk{0};
@@ -503,7 +504,7 @@ DominatorTree dominators(const Csr& out, Csr& in, std::span<const NodeId> roots,
     const auto numbering_started = Clock::now();
     number_nodes(out, roots, nodes, n, progress);
     number_by_node(n);
-    numbering_seconds = seconds_since(numbering_started);
+    const double numbering_seconds = seconds_since(numbering_started);
     const auto search_started = Clock::now();
     const NodeBits searched = searched_by_number(searched_by_node(in, roots, nodes), n.vertex);
     if (before_rewrite) before_rewrite();
