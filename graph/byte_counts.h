@@ -41,6 +41,7 @@ public:
     std::size_t size() const { return bytes_.size() / width_; }
     std::size_t width() const { return width_; }  // bytes a node: 5 or 8
     bool empty() const { return bytes_.empty(); }
+    bool in_file() const { return bytes_.in_file(); }
 
     friend bool operator==(const ByteCounts& a, const ByteCounts& b) {
         if (a.size() != b.size()) return false;
