@@ -383,6 +383,12 @@ bool fits_memory_budget(std::uint64_t bytes) {
     return b.heap_bytes + bytes <= b.heap_cap();
 }
 
+std::size_t scatter_passes(std::uint64_t bytes, bool in_file) {
+    if (!in_file) return 1;
+    const std::uint64_t room = std::max<std::uint64_t>(storage_use().memory_limit / 4, 1);
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>((bytes + room - 1) / room, 1, 8));
+}
+
 std::string storage_summary() {
     const StorageUse use = storage_use();
     auto gb = [](std::uint64_t bytes) {

@@ -433,21 +433,6 @@ Column<NodeId> unreached_idoms(Numbering& n, std::size_t nodes) {
     return idom;
 }
 
-// The hand-over writes each reached node's idom, retained bytes and objects at its node id,
-// in an order the DFS numbers give, all over the three outputs. Where they live in files
-// whose pages outgrow the budget, every write may fault a page the pager dropped: the 8x
-// replica at 4G spent 27 s in the sums, the 2 GB dump at 512M 5.2 s of its 6.9 s in the
-// hand-over against 1.0 s in memory. So there it goes in slices of the node ids, each a
-// pass over the numbers read in sequence, whose writes stay within a quarter of the budget
-// (at most 8 passes: a tiny budget would read the numbers again too often). At 512M the sums
-// then took 4.2-4.8 s against 6.4-8.2 s (docs/pipeline.md, "Stop 56").
-std::size_t handover_slices(const DominatorTree& tree, std::size_t nodes) {
-    if (!tree.idom.in_file() && !tree.retained_bytes.in_file() && !tree.retained_objects.in_file()) return 1;
-    const std::uint64_t output = nodes * (sizeof(NodeId) * 2 + tree.retained_bytes.width());
-    const std::uint64_t room = std::max<std::uint64_t>(storage_use().memory_limit / 4, 1);
-    return std::clamp<std::uint64_t>((output + room - 1) / room, 1, 8);
-}
-
 // Step 4: sums in reverse preorder by DFS number, where a dominator's entry is mostly near
 // its children's (a node-indexed sum jumps about the whole column at every step); the
 // gather before and the hand-over to the node-indexed outputs after run in parallel.
@@ -472,10 +457,12 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
     tree.idom = unreached_idoms(n, nodes);
     tree.retained_bytes = ByteCounts(nodes, tree.super_root_retained_bytes);
     tree.retained_objects.assign(nodes, 0);
-    const std::size_t slices = handover_slices(tree, nodes);
-    const std::size_t slice_nodes = (nodes + slices - 1) / slices;
-    for (std::size_t first = 0; first < nodes; first += slice_nodes) {
-        const std::size_t last = std::min<std::size_t>(nodes, first + slice_nodes);
+    // Each node's outputs at its node id, in DFS order, so all over the three outputs: in
+    // files, in slices of the node ids (the 2 GB dump at 512M: the sums 4.2-4.8 s against
+    // 6.4-8.2 s in one pass).
+    const bool in_file = tree.idom.in_file() || tree.retained_bytes.in_file() || tree.retained_objects.in_file();
+    const std::size_t passes = scatter_passes(nodes * (sizeof(NodeId) * 2 + tree.retained_bytes.width()), in_file);
+    in_node_slices(nodes, passes, [&](std::size_t first, std::size_t last) {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(1, std::max<std::size_t>(reached, 1)), [&](const auto& range) {
             for (std::size_t w = range.begin(); w != range.end(); ++w) {
                 const NodeId v = n.vertex[w];
@@ -485,7 +472,7 @@ DominatorTree fill_tree(Numbering& n, const Column<DfsIndex>& idom, const Shallo
                 tree.retained_objects[v] = objects[w];
             }
         });
-    }
+    });
     tick.finish();
     std::copy(n.vertex.begin() + 1, n.vertex.end(), n.vertex.begin());  // the super root goes
     n.vertex.pop_back();
