@@ -154,16 +154,15 @@ void make_children(Retained& r) {
         for (std::size_t u = range.begin(); u < range.end(); ++u) second[u] = starts[u + 1] - second[u];
     });
     c.targets.resize(starts[n]);
-    // Parents in [low, high): a slice of the parents' ids.
-    std::size_t low = 0, high = 0;
-    auto scatter = [&](std::size_t first, std::size_t last, auto& cursors) {
+    // Preorder positions [first, last), parents in [low, high).
+    auto scatter = [&](std::size_t first, std::size_t last, auto& cursors, std::size_t low, std::size_t high) {
         for (std::size_t i = first; i < last; ++i)
             if (const NodeId p = parent(i); p != kSuperRoot && p >= low && p < high) c.targets[cursors[p]++] = preorder[i];
     };
     const bool in_file = starts.in_file() || second.in_file() || c.targets.in_file();
-    in_node_slices(n, scatter_passes(n * 3 * sizeof(NodeId), in_file), [&](std::size_t first, std::size_t last) {
-        low = first, high = last;
-        tbb::parallel_invoke([&] { scatter(0, half, starts); }, [&] { scatter(half, preorder.size(), second); });
+    in_node_slices(n, scatter_passes(n * 3 * sizeof(NodeId), in_file), [&](std::size_t low, std::size_t high) {
+        tbb::parallel_invoke([&] { scatter(0, half, starts, low, high); },
+                             [&] { scatter(half, preorder.size(), second, low, high); });
     });
     // Each second cursor ends its parent's row: the next parent's row starts there.
     tbb::parallel_for(Range(0, n), [&](const Range& range) {

@@ -369,3 +369,27 @@ TEST_CASE("byte counts: 5 bytes a node below a 2^40 total, 8 at or past it, and 
         CHECK_FALSE(copy == counts);
     }
 }
+
+TEST_CASE("column: scattered writes take one pass in memory and up to 8 slices of the node ids in files") {
+    using heapgraph::graph::in_node_slices;
+    using heapgraph::graph::scatter_passes;
+    CHECK(scatter_passes(std::uint64_t{1} << 50, false) == 1);
+    const std::size_t in_files = scatter_passes(std::uint64_t{1} << 50, true);
+    CHECK(in_files >= 1);
+    CHECK(in_files <= 8);
+    for (std::size_t nodes : {0, 1, 7, 8, 9, 1000}) {
+        for (std::size_t passes = 1; passes <= 8; ++passes) {
+            std::vector<int> seen(nodes, 0);
+            std::size_t next = 0, slices = 0;
+            in_node_slices(nodes, passes, [&](std::size_t first, std::size_t last) {
+                CHECK(first == next);  // in order, without gaps
+                CHECK(first < last);
+                for (std::size_t v = first; v < last; ++v) ++seen[v];
+                next = last, ++slices;
+            });
+            CHECK(next == nodes);
+            CHECK(slices <= passes);
+            CHECK(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
+        }
+    }
+}
