@@ -53,9 +53,15 @@ double seconds_of(Work&& work) {
 std::vector<std::function<void()>> edge_walks(const Input& in, Findings& f, const Options& options,
                                               std::vector<graph::NodeId>& to_read, std::vector<double>& seconds) {
     seconds.assign(options.report ? 2 : 1, 0.0);
-    std::vector<std::function<void()>> walks{[&in, &f, &seconds] {
+    // The paths keep the parents of the objects with referrer rows only (graph::PathParents):
+    // their bits are taken here, as the dominator step may free the rows before the walk runs.
+    // Without the rows every parent is kept.
+    auto shared = std::make_shared<graph::NodeBits>();
+    if (in.graph.in.rows() == in.graph.node_count() && in.graph.node_count() > 0)
+        *shared = graph::nonempty_rows(in.graph.in, in.graph.node_count());
+    std::vector<std::function<void()>> walks{[&in, &f, &seconds, shared] {
         seconds[0] = seconds_of([&] {
-            f.paths = graph::shortest_path_tree(in.graph, in.weak_edges);
+            f.paths = graph::shortest_path_tree(in.graph, in.weak_edges, {}, std::move(*shared));
             f.paths.release_pages();
         });
     }};
@@ -88,6 +94,7 @@ void dominators_and_walks(Input& in, Findings& f, const Options& options, StageC
                    .beside = edge_walks(in, f, options, to_read, seconds),
                    .progress = bar(options, "dominators"),
                    .before_release = options.before_changes});
+    f.paths.parent.attach_dominators(f.retained.tree.idom);
     if (options.before_changes) options.before_changes();
     // The summary and histograms read it; the index keeps the graph before it is set.
     if (in.graph.reachable.words() == 0) in.graph.reachable = std::move(f.retained.reachable);

@@ -189,11 +189,7 @@ private:
 // the search and step 3, which go through every number, skip the others without reading
 // each number's vertex; the bits by node are made only to be turned into those.
 NodeBits searched_by_node(const Csr& in, std::span<const NodeId> roots, NodeId nodes) {
-    NodeBits by_node(nodes);
-    const std::size_t words = std::min(by_node.words(), (in.rows() + 63) / 64);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
-        for (std::size_t i = range.begin(); i != range.end(); ++i) by_node.word(i) = in.nonempty_word(i);
-    });
+    NodeBits by_node = nonempty_rows(in, nodes);
     for (NodeId r : roots) by_node.set(r);
     return by_node;
 }

@@ -156,6 +156,15 @@ std::uint64_t Csr::nonempty_word(std::size_t word) const {
     return bits;
 }
 
+NodeBits nonempty_rows(const Csr& rows, std::size_t nodes) {
+    NodeBits bits(nodes);
+    const std::size_t words = std::min(bits.words(), (rows.rows() + 63) / 64);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words), [&](const auto& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) bits.word(i) = rows.nonempty_word(i);
+    });
+    return bits;
+}
+
 std::uint64_t Csr::offset_bytes() const {
     return narrow_.size() * sizeof(std::uint32_t) + (bases_.size() + starts_.size() + present_.words()) * sizeof(std::uint64_t) +
            ranks_.size() * sizeof(NodeId);

@@ -184,6 +184,10 @@ HeapGraph build_heap_graph(HeapInput input);
 Csr transpose(const Csr& out, std::span<const NodeId> roots = {}, const Progress& progress = {},
               std::uint64_t narrow_targets = 0xFFFFFFFFu, std::uint64_t window_bytes = 0);
 
+// A bit for each of `nodes` nodes, set where `rows` has a row that is not empty (none past
+// its rows): of the referrer rows, the objects with two or more referrers.
+NodeBits nonempty_rows(const Csr& rows, std::size_t nodes);
+
 // Nodes reachable from `starts` along out-edges, a bit per node.
 NodeBits mark_reachable(const Csr& out, std::span<const NodeId> starts);
 // graph.reachable once set; before that, a walk from the roots into `walked`.

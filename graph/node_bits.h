@@ -35,4 +35,26 @@ private:
     HugeVector<std::uint64_t> words_;  // huge pages: every edge of a walk tests a bit
 };
 
+// Bits with the count of set bits before each word: a column by rank(v) holds a value for the
+// set nodes alone (2 bits a node beside it).
+class RankedBits {
+public:
+    RankedBits() = default;
+    explicit RankedBits(NodeBits&& bits) : bits_(std::move(bits)), below_(bits_.words()) {
+        for (std::size_t i = 0; i < bits_.words(); ++i)
+            below_[i] = count_, count_ += static_cast<std::size_t>(std::popcount(bits_.word(i)));
+    }
+    bool test(std::size_t v) const { return !bits_.empty() && bits_.test(v); }
+    std::size_t rank(std::size_t v) const {  // set bits below v
+        const std::uint64_t lower = (std::uint64_t{1} << (v & 63)) - 1;
+        return below_[v >> 6] + static_cast<std::size_t>(std::popcount(bits_.word(v >> 6) & lower));
+    }
+    std::size_t count() const { return count_; }
+
+private:
+    NodeBits bits_;
+    HugeVector<std::uint64_t> below_;
+    std::size_t count_ = 0;
+};
+
 }  // namespace heapgraph::graph

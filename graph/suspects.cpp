@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "graph.h"
@@ -98,10 +99,11 @@ private:
 
 class PathSearch {
 public:
-    PathSearch(const HeapGraph& g, std::span<const Edge> weak, const Progress& progress)
+    PathSearch(const HeapGraph& g, std::span<const Edge> weak, const Progress& progress, NodeBits&& shared)
         : g_(g), weak_(weak), tick_(progress, g.node_count()), seen_(g.node_count()), weak_source_(g.node_count()) {
         const NodeId n = g.node_count();
-        tree_.parent.assign(n, kNoNode);
+        if (shared.empty()) tree_.parent.keep_all(n);
+        else tree_.parent.keep_shared(n, std::move(shared), g.root_nodes);
         tree_.slot.assign(n);
         tree_.weak = NodeBits(n);  // only the weak nodes are set
         // Most nodes have no weak edge: mark those that do, so the strong pass searches the
@@ -116,6 +118,7 @@ public:
         for (const Edge& e : weak_)
             if (seen(e.from) && !seen(e.to)) reach(e.from, e.to, true);
         bfs(false);
+        if (tree_.parent.compact()) tree_.parent.keep_unreached(unseen());
         for (NodeId v = 0; v < g_.node_count(); ++v)
             if (!seen(v)) {
                 visit_root(v, true);
@@ -128,6 +131,12 @@ public:
 
 private:
     bool seen(NodeId v) const { return seen_.test(v); }
+    NodeBits unseen() const {
+        NodeBits bits(g_.node_count());
+        for (std::size_t i = 0; i < bits.words(); ++i) bits.word(i) = ~seen_.word(i);
+        if (const std::size_t tail = g_.node_count() % 64) bits.word(bits.words() - 1) &= (std::uint64_t{1} << tail) - 1;
+        return bits;
+    }
 
     void visit_root(NodeId v, bool weak) {
         if (seen(v)) return;
@@ -141,7 +150,7 @@ private:
     // is weak or `from` was reached through one.
     void reach(NodeId from, NodeId to, bool weak, std::size_t slot = SIZE_MAX) {
         seen_.set(to);
-        tree_.parent[to] = from;
+        tree_.parent.set(to, from);
         if (weak) tree_.weak.set(to);
         if (slot == SIZE_MAX) {
             std::span<const NodeId> row = g_.out.of(from);
@@ -455,8 +464,44 @@ private:
 
 }  // namespace
 
-PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const Progress& progress) {
-    return PathSearch(graph, weak_edges, progress).run();
+PathTree shortest_path_tree(const HeapGraph& graph, std::span<const Edge> weak_edges, const Progress& progress,
+                            NodeBits shared) {
+    return PathSearch(graph, weak_edges, progress, std::move(shared)).run();
+}
+
+void PathParents::keep_all(std::size_t nodes) {
+    *this = {};
+    nodes_ = nodes;
+    all_.assign(nodes, kNoNode);
+}
+
+void PathParents::keep_shared(std::size_t nodes, NodeBits&& shared, std::span<const NodeId> roots) {
+    *this = {};
+    nodes_ = nodes, compact_ = true;
+    shared_ = RankedBits(std::move(shared));
+    shared_parent_.assign(shared_.count(), kNoNode);
+    roots_.assign(roots.begin(), roots.end());
+}
+
+void PathParents::keep_unreached(NodeBits&& unreached) {
+    unreached_ = RankedBits(std::move(unreached));
+    unreached_parent_.assign(unreached_.count(), kNoNode);
+}
+
+void PathParents::set(NodeId v, NodeId parent) {
+    if (!compact_) all_[v] = parent;
+    else if (shared_.test(v)) shared_parent_[shared_.rank(v)] = parent;
+    else if (unreached_.test(v)) unreached_parent_[unreached_.rank(v)] = parent;
+}
+
+NodeId PathParents::operator[](NodeId v) const {
+    if (!compact_) return all_[v];
+    if (shared_.test(v)) return shared_parent_[shared_.rank(v)];
+    if (unreached_.test(v)) return unreached_parent_[unreached_.rank(v)];
+    if (std::binary_search(roots_.begin(), roots_.end(), v)) return kNoNode;
+    if (!idom_) throw std::logic_error("a path parent read before the dominator tree was attached");
+    const NodeId d = (*idom_)[v];
+    return d == kSuperRoot || d == kUnreached ? kNoNode : d;
 }
 
 std::vector<NodeId> path_from_root(const PathTree& tree, NodeId v) {

@@ -62,6 +62,62 @@ TEST_CASE("paths: each node's slot in its parent's row, past 2^16 elements too (
     CHECK(path[1].slot == 1);
 }
 
+namespace {
+
+// Nodes whose parent in the compact tree (parents kept for the nodes with referrer rows and
+// the unreached, the others read from the dominator tree) differs from the full tree's.
+std::size_t compact_mismatches(const graph::HeapGraph& g, std::span<const graph::Edge> weak, bool keep_unreachable) {
+    const graph::PathTree full = graph::shortest_path_tree(g, weak);
+    graph::PathTree compact = graph::shortest_path_tree(g, weak, {}, graph::nonempty_rows(g.in, g.node_count()));
+    const graph::Retained r = graph::compute_retained(g, {.keep_unreachable = keep_unreachable});
+    compact.parent.attach_dominators(r.tree.idom);
+    REQUIRE(compact.parent.compact());
+    REQUIRE_FALSE(full.parent.compact());
+    std::size_t mismatches = 0;
+    for (NodeId v = 0; v < g.node_count(); ++v) mismatches += compact.parent[v] != full.parent[v];
+    return mismatches;
+}
+
+}  // namespace
+
+TEST_CASE("paths: parents kept for shared and unreached nodes only, the rest from the dominator tree, equal every full parent") {
+    // 0 is the root. 1 and 2 are shared (two referrers each, 2 one of them weak); 3 hangs from
+    // 2 alone; 4 -> 5 -> 4 is an unreachable cycle and 6 -> 7 an unreachable chain whose
+    // head 6 has no referrer; 8 refers to itself only; 9 is held by a weak edge alone.
+    graph::HeapGraph g = small_graph(std::vector<std::uint64_t>(10, 16), std::vector<std::uint32_t>(10, 0),
+                                     {{0, 1}, {0, 2}, {1, 2}, {1, 1}, {2, 3}, {4, 5}, {5, 4}, {6, 7}, {8, 8}, {0, 9}, {3, 1}},
+                                     {0});
+    const std::vector<graph::Edge> weak{{0, 2}, {0, 9}};
+    const graph::PathTree full = graph::shortest_path_tree(g, weak);
+    CHECK(full.parent[2] == 1);  // not through the weak edge
+    CHECK(full.parent[9] == 0);
+    CHECK(full.parent[7] == 6);
+    for (bool keep : {false, true}) {
+        CAPTURE(keep);
+        CHECK(compact_mismatches(g, weak, keep) == 0);
+    }
+    // Read before the dominator tree is attached, a parent that needs it is an error.
+    const graph::PathTree compact = graph::shortest_path_tree(g, weak, {}, graph::nonempty_rows(g.in, g.node_count()));
+    CHECK(compact.parent[0] == graph::kNoNode);
+    CHECK(compact.parent[2] == 1);
+    CHECK_THROWS_AS(compact.parent[3], std::logic_error);
+}
+
+TEST_CASE("paths: the compact parents equal the full ones on real dumps, unreachable objects kept or not") {
+    for (const char* file : {"samples/threeleaks.hprof.gz", "samples/leakdemo.hprof", "hprof/sun_jdk6_18_x64.hprof",
+                             "hprof-android/leak_service_binder.hprof", "phd/heapdump.20100209.165721.4484.phd"}) {
+        CAPTURE(file);
+        LoadedDump dump = load_dump(test::data_path(file), {});
+        std::size_t shared = graph::nonempty_rows(dump.graph.in, dump.graph.node_count()).count();
+        CHECK(shared > 0);
+        CHECK(shared < dump.graph.node_count() / 2);
+        for (bool keep : {false, true}) {
+            CAPTURE(keep);
+            CHECK(compact_mismatches(dump.graph, dump.weak_edges, keep) == 0);
+        }
+    }
+}
+
 TEST_CASE("suspect: the accumulation point is where the biggest child drops below 0.7 of its parent") {
     // 0 -> 1 -> 2 -> {3 (big), 4}; 3 -> {5, 6, 7} of equal size; 8 is a small second root.
     graph::HeapGraph g = small_graph({8, 8, 8, 100, 10, 300, 300, 300, 50}, {0, 0, 0, 1, 0, 1, 1, 1, 0},
