@@ -21,7 +21,8 @@ namespace heapgraph {
 
 namespace {
 
-constexpr char kMagic[] = "heapgraph-kept-dump/2\n";  // 2: referrer rows keep starts for their nodes only
+// 2: referrer rows keep starts for their nodes only; 3: shallow sizes take 2 bytes a node
+constexpr char kMagic[] = "heapgraph-kept-dump/3\n";
 
 template <bool Reading>
 class Archive {

@@ -320,7 +320,34 @@ TEST_CASE("csr: rows kept for flagged nodes only read back as the rows by node: 
     }
 }
 
-// Shallow sizes keep 4 bytes a node; sizes of 2^32 - 1 bytes and more are kept beside.
+// Shallow sizes keep 2 bytes a node: multiples of 8 below 256 KiB in 8-byte units, other
+// sizes below 32 KiB as they are; the rest are kept beside.
+TEST_CASE("shallow sizes: every size up to past 256 KiB reads back, and the words stay in 2 bytes below their bounds") {
+    ShallowSizes sizes;
+    constexpr std::uint64_t kTop = 300000;
+    sizes.assign(kTop, 0);
+    for (std::uint64_t v = 0; v < kTop; ++v) sizes.set(v, v);
+    std::size_t mismatches = 0, beside = 0;
+    for (std::uint64_t v = 0; v < kTop; ++v) {
+        mismatches += sizes[v] != v;
+        beside += sizes.word(v) == 0xFFFF;
+    }
+    CHECK(mismatches == 0);
+    // Beside: unaligned sizes from 32,767 bytes and aligned ones from 262,136.
+    std::size_t expected = 0;
+    for (std::uint64_t v = 0; v < kTop; ++v) expected += v % 8 ? v >= 0x7FFF : v / 8 >= 0x7FFF;
+    CHECK(beside == expected);
+    CHECK(sizes.word(262128) != 0xFFFF);
+    CHECK(sizes.word(262136) == 0xFFFF);
+    CHECK(sizes.word(32766) != 0xFFFF);  // not a multiple of 8: kept as bytes, below 32,767
+    CHECK(sizes.word(32767) == 0xFFFF);
+    CHECK(sizes.size_of(sizes.word(262128), 262128) == 262128);
+    for (std::uint64_t v = 0; v < kTop; ++v) sizes.set(v, 16);  // every size beside replaced by a small one
+    for (std::uint64_t v = 0; v < kTop; v += 997) CHECK(sizes[v] == 16);
+    sizes.set(5, 1 << 20);
+    CHECK(sizes[5] == 1 << 20);
+}
+
 TEST_CASE("shallow sizes: sizes past 32 bits read back whole, set from several threads") {
     ShallowSizes sizes;
     sizes.assign(100000, 0);
