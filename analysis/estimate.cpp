@@ -28,8 +28,9 @@ namespace {
 // (the peak fell about 3 bytes an object; 59 estimated the 2 GB dump at 1.24x); 52 since
 // retained bytes take 5 bytes a node (the peak fell 3 bytes an object; 56 estimated the 2 GB
 // dump at 1.25-1.26x); 49 since the path tree keeps the parents of shared and unreached
-// objects only (the peak fell 2.6 bytes an object; 52 estimated the 2 GB dump at 1.26x).
-constexpr double kBytesPerObject = 49;
+// objects only (the peak fell 2.6 bytes an object; 52 estimated the 2 GB dump at 1.26x); 47
+// since shallow sizes take 2 bytes (49 estimated it at 1.25x).
+constexpr double kBytesPerObject = 47;
 constexpr double kBytesPerReference = 4;  // out rows, shared objects' referrer rows
 // PHD and classic text: the scan built the graph already, so only the dominator and path
 // arrays come on top (fitted on data/phd only: no big PHD or classic file is at hand).
